@@ -1,0 +1,56 @@
+"""Observation layout: the one place where it is defined.
+
+The observation is a flat ``float32`` vector of length ``OBS_SIZE`` = 16 * 7 + 8 = 120, made of
+16 stone rows (in this end's throwing order, row k = stone k as POSITION lists it) followed by a
+context block. Everything is from the point of view of the agent that is about to throw.
+
+Stone row (7 features, ``STONE_FEATURES``):
+
+| idx | name     | meaning                                                        | range     |
+|-----|----------|----------------------------------------------------------------|-----------|
+| 0   | x        | (x - 2.375) / 2.375, 0 when not in play                          | [-1, 1]   |
+| 1   | y        | (y - 4.88) / 5.645 (tee 0, far hog line 1), 0 when not in play   | [-0.4, 1] |
+| 2   | dist     | distance to the tee / 2.015 (house edge 1), 0 when not in play   | [0, 3.1]  |
+| 3   | in_play  | 1 if the stone is on the sheet                                  | {0, 1}    |
+| 4   | in_house | 1 if in play and within 2.015 m of the tee                       | {0, 1}    |
+| 5   | mine     | 1 if the stone's team is the observer's (by slot parity)         | {0, 1}    |
+| 6   | thrown   | 1 if the stone has been thrown this end (k < shot)               | {0, 1}    |
+
+Context block (8 features, ``CONTEXT_FEATURES``), starting at index 112:
+
+| idx | name          | meaning                                                       | range   |
+|-----|---------------|---------------------------------------------------------------|---------|
+| 112 | shot          | shot number in the end / 15                                   | [0, 1]  |
+| 113 | end           | end index / max(total ends - 1, 1) (unlimited: end / 8, capped) | [0, 1]  |
+| 114 | ends_left     | ends left after this one / total ends (unlimited: 1)          | [0, 1]  |
+| 115 | score_diff    | (my total - their total) / 8, clipped                         | [-1, 1] |
+| 116 | hammer        | 1 if I have the hammer (throw last) in this end               | {0, 1}  |
+| 117 | my_left       | my stones left to throw in this end / 8, including this one   | [0, 1]  |
+| 118 | their_left    | their stones left to throw in this end / 8                    | [0, 1]  |
+| 119 | house_score   | the end's score if it ended now, from my side / 8             | [-1, 1] |
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rllib_curling import sheet
+
+N_STONES = sheet.STONES_PER_END
+STONE_FEATURES = 7
+CONTEXT_FEATURES = 8
+OBS_SIZE = N_STONES * STONE_FEATURES + CONTEXT_FEATURES
+CONTEXT_START = N_STONES * STONE_FEATURES
+
+X_SCALE = sheet.CENTRE_X
+Y_SCALE = sheet.PLAY_Y_MAX - sheet.TEE_Y
+DIST_SCALE = sheet.HOUSE_SCORE_RADIUS
+SCORE_SCALE = 8.0
+OBS_LOW = -4.0
+OBS_HIGH = 4.0
+
+
+def split_observation(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Split ``(..., OBS_SIZE)`` observations into stones ``(..., 16, 7)`` and context ``(..., 8)``."""
+    stones = obs[..., :CONTEXT_START].reshape(*obs.shape[:-1], N_STONES, STONE_FEATURES)
+    return stones, obs[..., CONTEXT_START:]
