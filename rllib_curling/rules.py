@@ -1,0 +1,218 @@
+"""The rules of digital curling as pure functions on positions (protocol.md §5).
+
+Positions are ``float64`` arrays of shape ``(16, 2)`` in the protocol frame (``sheet.py``):
+
+| row k      | stone k of this end in throwing order                                  |
+|------------|------------------------------------------------------------------------|
+| even k     | the team that throws first in this end ("even team", no hammer)        |
+| odd k      | the team with the hammer ("odd team")                                  |
+| ``(0, 0)`` | not in play: not thrown yet, or removed                                |
+
+Every function also takes batches ``(..., 16, 2)`` (per-stone helpers take any ``(..., 2)``), so
+bots can judge thousands of candidate outcomes in one call; the ``*_batch`` names return arrays,
+the plain names return Python scalars for one position.
+
+Decisions where the sources are silent (protocol.md §5, §6):
+
+- **House**: a stone is in the house when its centre is strictly nearer than
+  ``HOUSE_SCORE_RADIUS`` (2.015 m) to the tee; the free guard zone takes distance ``>= 2.015``,
+  so the two never overlap. Inclusive boundaries get ``BOUNDARY_EPS`` (1e-9 m) of slack.
+- **Ties**: a stone counts only if it is strictly nearer than the opponent's nearest stone in the
+  house. If the nearest stones of the two teams are exactly equidistant, the end is blank (0-0).
+- **Centre line, "moved"**: a protected guard counts as moved when its centre moved more than
+  ``MOVE_TOLERANCE`` (1 mm); only then is "off the centre line or out of the zone" a foul.
+- **Free guard zone vs centre line**: when one throw breaks both rules, the free guard zone rule
+  applies (the position is restored automatically, which also undoes the centre-line foul) and no
+  centre-line violation is reported. ``resolve_shot_batch`` applies this precedence; the two
+  ``*_violation`` functions report each rule on its own.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rllib_curling import sheet
+from rllib_curling.errors import InvalidThrowError
+
+#: A protected centre guard must move more than this (metres) to count as moved.
+MOVE_TOLERANCE = 1e-3
+#: Slack for the inclusive boundaries (``>= 2.015``, ``<= 0.145``), so that values written as
+#: e.g. ``2.375 + 0.145`` sit on the inclusive side despite float rounding.
+BOUNDARY_EPS = 1e-9
+
+_TEE = np.array(sheet.TEE, dtype=np.float64)
+_ROWS = np.arange(sheet.STONES_PER_END)
+
+
+def as_position(position: object, *, batch: bool = False) -> np.ndarray:
+    """Return ``position`` as a ``float64`` array ``(16, 2)`` (``(N, 16, 2)`` when ``batch``).
+
+    Raises ``InvalidThrowError`` on a wrong shape or a non-finite value.
+    """
+    arr = np.asarray(position, dtype=np.float64)
+    want = "(N, 16, 2)" if batch else "(16, 2)"
+    ok = arr.ndim == (3 if batch else 2) and arr.shape[-2:] == (sheet.STONES_PER_END, 2)
+    if not ok:
+        raise InvalidThrowError(f"a position must have shape {want}, got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise InvalidThrowError(f"a position must be finite, got non-finite values in {arr!r}")
+    return arr
+
+
+# --- per-stone predicates, (..., 2) -> (...) ----------------------------------------------------
+
+
+def in_play(xy: np.ndarray) -> np.ndarray:
+    """True where a stone is in play, i.e. not ``(0, 0)``."""
+    xy = np.asarray(xy, dtype=np.float64)
+    return (xy[..., 0] != 0.0) | (xy[..., 1] != 0.0)
+
+
+def distance_to_tee(xy: np.ndarray) -> np.ndarray:
+    """Distance (m) from each stone centre to the tee; geometry only (``(0, 0)`` is not masked)."""
+    xy = np.asarray(xy, dtype=np.float64)
+    return np.hypot(xy[..., 0] - _TEE[0], xy[..., 1] - _TEE[1])
+
+
+def in_house(xy: np.ndarray) -> np.ndarray:
+    """True where a stone is in play and its centre is nearer than 2.015 m to the tee."""
+    return in_play(xy) & (distance_to_tee(xy) < sheet.HOUSE_SCORE_RADIUS - BOUNDARY_EPS)
+
+
+def in_free_guard_zone(xy: np.ndarray) -> np.ndarray:
+    """True where a stone is in play, 5.025 < y < 10.525 and at least 2.015 m from the tee."""
+    xy = np.asarray(xy, dtype=np.float64)
+    y = xy[..., 1]
+    band = (y > sheet.FGZ_Y_MIN) & (y < sheet.FGZ_Y_MAX)
+    return in_play(xy) & band & (distance_to_tee(xy) >= sheet.HOUSE_SCORE_RADIUS - BOUNDARY_EPS)
+
+
+def touches_centre_line(xy: np.ndarray) -> np.ndarray:
+    """True where a stone is in play and touches the centre line: ``|x - 2.375| <= 0.145``."""
+    xy = np.asarray(xy, dtype=np.float64)
+    off_centre = np.abs(xy[..., 0] - sheet.CENTRE_X)
+    return in_play(xy) & (off_centre <= sheet.STONE_RADIUS + BOUNDARY_EPS)
+
+
+def remove_out_of_play(position: np.ndarray) -> np.ndarray:
+    """Return a copy with stopped stones outside the playing area set to ``(0, 0)``.
+
+    In play: ``0.145 < x < 4.605`` and ``2.865 < y < 10.525`` (physics.md §1). Any shape
+    ``(..., 2)``.
+    """
+    out = np.array(position, dtype=np.float64, copy=True)
+    x, y = out[..., 0], out[..., 1]
+    inside = (
+        (x > sheet.PLAY_X_MIN)
+        & (x < sheet.PLAY_X_MAX)
+        & (y > sheet.PLAY_Y_MIN)
+        & (y < sheet.PLAY_Y_MAX)
+    )
+    out[~inside] = 0.0
+    return out
+
+
+# --- scoring ------------------------------------------------------------------------------------
+
+
+def score_end_batch(positions: np.ndarray) -> np.ndarray:
+    """Points of each end if it ended now: ``(..., 16, 2)`` -> ``(..., 2)`` int64.
+
+    Column 0 = the even team (throws first this end), column 1 = the odd team (hammer). At most
+    one column is non-zero. See the module docstring for ties.
+    """
+    pos = np.asarray(positions, dtype=np.float64)
+    dist = np.where(in_house(pos), distance_to_tee(pos), np.inf)  # (..., 16)
+    even, odd = dist[..., 0::2], dist[..., 1::2]
+    even_best = even.min(axis=-1)
+    odd_best = odd.min(axis=-1)
+    even_pts = np.where(even_best < odd_best, (even < odd_best[..., None]).sum(axis=-1), 0)
+    odd_pts = np.where(odd_best < even_best, (odd < even_best[..., None]).sum(axis=-1), 0)
+    return np.stack([even_pts, odd_pts], axis=-1).astype(np.int64)
+
+
+def score_end(position: np.ndarray) -> tuple[int, int]:
+    """Points ``(even_team, odd_team)`` of one position ``(16, 2)`` (protocol.md §5).
+
+    The team with the stone nearest the tee in the house scores one point per stone of its own
+    nearer than the opponent's nearest stone in the house (all of its house stones when the
+    opponent has none). Empty house, or equidistant nearest stones: ``(0, 0)``.
+    """
+    even, odd = score_end_batch(as_position(position))
+    return int(even), int(odd)
+
+
+# --- free guard zone and centre line ------------------------------------------------------------
+
+
+def opponent_rows(shot: int) -> np.ndarray:
+    """Bool mask ``(16,)`` of stones already thrown by the opponent of the thrower of ``shot``."""
+    return (_ROWS < shot) & (_ROWS % 2 != shot % 2)
+
+
+def restored_position(before: np.ndarray, shot: int) -> np.ndarray:
+    """``before`` with the thrown stone (row ``shot``) removed: the FGZ restore and the RESET."""
+    out = np.array(before, dtype=np.float64, copy=True)
+    out[..., shot, :] = 0.0
+    return out
+
+
+def free_guard_zone_violation_batch(
+    before: np.ndarray, afters: np.ndarray, shot: int
+) -> np.ndarray:
+    """Bool ``(...)``: during shots 0..4 an opponent stone in the FGZ before is out of play after.
+
+    ``before`` is ``(16, 2)`` or broadcastable to ``afters`` ``(..., 16, 2)``; ``afters`` are
+    positions after the stones stopped (out-of-play stones already ``(0, 0)``).
+    """
+    afters = np.asarray(afters, dtype=np.float64)
+    if shot > sheet.RULE_LAST_SHOT:
+        return np.zeros(afters.shape[:-2], dtype=bool)
+    protected = in_free_guard_zone(before) & opponent_rows(shot)
+    return np.any(protected & ~in_play(afters), axis=-1)
+
+
+def centre_line_violation_batch(before: np.ndarray, afters: np.ndarray, shot: int) -> np.ndarray:
+    """Bool ``(...)``: during shots 0..4 an opponent guard on the centre line was moved off it.
+
+    Protected: an opponent stone that, before the throw, was in the free guard zone and touched the
+    centre line. Foul: it moved more than ``MOVE_TOLERANCE`` and afterwards no longer touches the
+    centre line or is no longer in the zone (including out of play). Reported on its own, without
+    the free guard zone precedence (see ``resolve_shot_batch``).
+    """
+    before = np.asarray(before, dtype=np.float64)
+    afters = np.asarray(afters, dtype=np.float64)
+    if shot > sheet.RULE_LAST_SHOT:
+        return np.zeros(afters.shape[:-2], dtype=bool)
+    guards = in_free_guard_zone(before) & touches_centre_line(before) & opponent_rows(shot)
+    moved = np.hypot(*np.moveaxis(afters - before, -1, 0)) > MOVE_TOLERANCE
+    off = ~(touches_centre_line(afters) & in_free_guard_zone(afters))
+    return np.any(guards & moved & off, axis=-1)
+
+
+def free_guard_zone_violation(before: np.ndarray, after: np.ndarray, shot: int) -> bool:
+    """One-position ``free_guard_zone_violation_batch``; the thrower owns rows of ``shot % 2``."""
+    return bool(free_guard_zone_violation_batch(as_position(before), as_position(after), shot))
+
+
+def centre_line_violation(before: np.ndarray, after: np.ndarray, shot: int) -> bool:
+    """One-position form of ``centre_line_violation_batch``; the thrower owns rows ``shot % 2``."""
+    return bool(centre_line_violation_batch(as_position(before), as_position(after), shot))
+
+
+def resolve_shot_batch(
+    before: np.ndarray, afters: np.ndarray, shot: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Apply the rules to physics outcomes of throwing stone ``shot`` from ``before``.
+
+    Returns ``(positions, fgz_restored, centre_line)``: ``positions`` ``(..., 16, 2)`` after
+    out-of-play removal and the free guard zone restore (where it applies), with a centre-line
+    foul left as is (the fouled team's KEEP; its RESET is ``restored_position(before, shot)``);
+    ``fgz_restored`` and ``centre_line`` are bool ``(...)``, never both true.
+    """
+    before = np.asarray(before, dtype=np.float64)
+    afters = remove_out_of_play(afters)
+    fgz = free_guard_zone_violation_batch(before, afters, shot)
+    centre = centre_line_violation_batch(before, afters, shot) & ~fgz
+    positions = np.where(fgz[..., None, None], restored_position(before, shot), afters)
+    return positions, fgz, centre
