@@ -54,3 +54,58 @@ def split_observation(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Split ``(..., OBS_SIZE)`` observations into stones ``(..., 16, 7)`` and context ``(..., 8)``."""
     stones = obs[..., :CONTEXT_START].reshape(*obs.shape[:-1], N_STONES, STONE_FEATURES)
     return stones, obs[..., CONTEXT_START:]
+
+
+def encode_observation(
+    position: np.ndarray,
+    shot: int,
+    end: int,
+    total_ends: int,
+    my_parity: int,
+    score_diff: int,
+) -> np.ndarray:
+    """Build one observation (see the tables above).
+
+    ``position``: (16, 2) in this end's throwing order, (0, 0) = not in play. ``shot``: the next
+    stone's number (0–15, 16 after the last). ``my_parity``: 0 if my stones are the even rows
+    (I throw first in this end), 1 if I have the hammer. ``score_diff``: my total minus theirs.
+    """
+    from rllib_curling import rules
+
+    pos = np.asarray(position, dtype=np.float64).reshape(N_STONES, 2)
+    on = np.any(pos != 0.0, axis=1)
+    dist = np.hypot(pos[:, 0] - sheet.TEE_X, pos[:, 1] - sheet.TEE_Y)
+    rows = np.arange(N_STONES)
+    stones = np.zeros((N_STONES, STONE_FEATURES), dtype=np.float32)
+    stones[:, 0] = np.where(on, (pos[:, 0] - sheet.CENTRE_X) / X_SCALE, 0.0)
+    stones[:, 1] = np.where(on, (pos[:, 1] - sheet.TEE_Y) / Y_SCALE, 0.0)
+    stones[:, 2] = np.where(on, dist / DIST_SCALE, 0.0)
+    stones[:, 3] = on
+    stones[:, 4] = on & (dist <= sheet.HOUSE_SCORE_RADIUS)
+    stones[:, 5] = (rows % 2) == my_parity
+    stones[:, 6] = rows < shot
+    shot = int(np.clip(shot, 0, N_STONES))
+    mine_left = sum(1 for k in range(shot, N_STONES) if k % 2 == my_parity)
+    theirs_left = (N_STONES - shot) - mine_left
+    even_pts, odd_pts = rules.score_end(pos)
+    house = (even_pts - odd_pts) * (1 if my_parity == 0 else -1)
+    if total_ends > 0:
+        end_frac = end / max(total_ends - 1, 1)
+        left = max(total_ends - end - 1, 0) / total_ends
+    else:
+        end_frac, left = min(end / 8.0, 1.0), 1.0
+    context = np.array(
+        [
+            min(shot, 15) / 15.0,
+            min(end_frac, 1.0),
+            left,
+            np.clip(score_diff / SCORE_SCALE, -1.0, 1.0),
+            float(my_parity == 1),
+            mine_left / 8.0,
+            theirs_left / 8.0,
+            np.clip(house / SCORE_SCALE, -1.0, 1.0),
+        ],
+        dtype=np.float32,
+    )
+    obs = np.concatenate([stones.ravel(), context])
+    return np.clip(obs, OBS_LOW, OBS_HIGH).astype(np.float32)

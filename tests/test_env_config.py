@@ -1,0 +1,74 @@
+"""CurlingEnvConfig validation and the server-list assignment rule."""
+
+from __future__ import annotations
+
+import pytest
+
+from rllib_curling.env_config import CurlingEnvConfig, ServerAssigner
+from rllib_curling.errors import ConfigError
+
+
+def test_config__defaults_are_valid() -> None:
+    config = CurlingEnvConfig.from_dict({})
+    assert config.server == "auto"
+    assert config.connect_key == "localtest:2"
+
+
+def test_config__unknown_key_lists_valid_keys() -> None:
+    with pytest.raises(ConfigError) as err:
+        CurlingEnvConfig.from_dict({"oponent": 3})
+    assert "oponent" in str(err.value) and "opponent" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        {"opponent": 9},
+        {"opponent": "robot"},
+        {"action": "box"},
+        {"reward": "points"},
+        {"ends": 0},
+        {"server": "localhost"},
+        {"server": []},
+        {"server": "127.0.0.1:99999"},
+        {"key": "abc:3"},
+        {"turn_timeout": 0},
+    ],
+)
+def test_config__bad_values_raise(values: dict) -> None:
+    with pytest.raises(ConfigError):
+        CurlingEnvConfig.from_dict(values)
+
+
+def test_config__external_opponent_sends_plain_key() -> None:
+    assert CurlingEnvConfig(opponent="external", key="k").connect_key == "k"
+
+
+def test_config__rllib_num_envs_key_is_ignored() -> None:
+    assert CurlingEnvConfig.from_dict({"num_envs": 2}).server == "auto"
+
+
+def test_assigner__distinct_entries_per_worker_and_instance() -> None:
+    config = CurlingEnvConfig.from_dict({"server": [7001, 7002, 7003, 7004], "envs_per_worker": 2})
+    got = []
+    tokens = []
+    for worker in (1, 2):
+        for _ in range(2):
+            address, token = ServerAssigner.acquire(config, worker)
+            got.append(address[1])
+            tokens.append(token)
+    assert got == [7001, 7002, 7003, 7004]
+    with pytest.raises(ConfigError, match="list more servers"):
+        ServerAssigner.acquire(config, 2)
+    ServerAssigner.release(tokens[1])
+    address, token = ServerAssigner.acquire(config, 1)
+    assert address == ("127.0.0.1", 7002)
+    for t in [*tokens, token]:
+        ServerAssigner.release(t)
+
+
+def test_assigner__host_port_strings_and_local_worker() -> None:
+    config = CurlingEnvConfig.from_dict({"server": ["10.0.0.5:7788", "10.0.0.6:7788"]})
+    address, token = ServerAssigner.acquire(config, 0)
+    assert address == ("10.0.0.5", 7788)
+    ServerAssigner.release(token)
