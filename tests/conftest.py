@@ -1,0 +1,35 @@
+"""Shared fixtures: no test may leave a curling server process behind."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+
+import pytest
+
+
+def server_pids() -> set[int]:
+    """PIDs of `curling server` processes that this test session started (children or not)."""
+    out = subprocess.run(
+        ["pgrep", "-f", "rllib_curling.cli server"], capture_output=True, text=True
+    ).stdout
+    return {int(p) for p in out.split()} - {os.getpid()}
+
+
+def wait_until_gone(pids: set[int], timeout: float = 10.0) -> set[int]:
+    deadline = time.monotonic() + timeout
+    left = set(pids)
+    while left and time.monotonic() < deadline:
+        left &= server_pids()
+        time.sleep(0.1)
+    return left
+
+
+@pytest.fixture
+def no_leftover_servers():
+    """Fail the test if it leaves a `curling server` child process running."""
+    before = server_pids()
+    yield
+    left = wait_until_gone(server_pids() - before)
+    assert not left, f"curling server processes left running: {sorted(left)}"
