@@ -105,6 +105,10 @@ def algorithm_config(
         config.resources(num_gpus=0)
     else:
         config.rl_module(rl_module_spec=module_spec(name, **model_config))
+        if env == "curling":
+            from rllib_curling.callbacks import CurlingMetrics
+
+            config.callbacks(CurlingMetrics)  # env_runners/win_rate, points_for/against
     return config
 
 
@@ -142,7 +146,8 @@ def module_checkpoint_dir(checkpoint: Any, module_id: str = "default_policy") ->
     """The RLModule directory inside an algorithm checkpoint.
 
     ``checkpoint`` may be an ``algo.save_to_path()`` dir, a Tune trial checkpoint dir
-    (``.../checkpoint_000003``), a Tune trial dir (its last ``checkpoint_*`` is used), a
+    (``.../checkpoint_000003``), a Tune trial dir (its last ``checkpoint_*`` is used), a Tune
+    experiment dir (the newest checkpoint of its trials), a
     ``ray.tune.Checkpoint`` (anything with ``.path``) or the module dir itself.
     """
     path = Path(os.fspath(getattr(checkpoint, "path", checkpoint))).expanduser()
@@ -150,6 +155,8 @@ def module_checkpoint_dir(checkpoint: Any, module_id: str = "default_policy") ->
         raise FileNotFoundError(f"no checkpoint directory at {path}")
     if not (path / MODULE_DIR).is_dir() and not (path / "policies").is_dir():
         trial_checkpoints = sorted(path.glob("checkpoint_*"))
+        if not trial_checkpoints:  # an experiment dir: the newest checkpoint of any trial
+            trial_checkpoints = sorted(path.glob("*/checkpoint_*"), key=lambda p: p.stat().st_mtime)
         if trial_checkpoints:
             path = trial_checkpoints[-1]
     if (path / MODULE_DIR).is_dir():

@@ -1,0 +1,104 @@
+"""``curling bench env``: env steps per second through TCP against the level-2 bot, and the same
+games driven directly on the engine (no server, no sockets).
+
+Both paths play the same kind of game: our throws come from the env's discrete action map
+(cycling through the templates), the opponent is ``bots.make_bot(2)``, 4-end games. The TCP path
+is ``CurlingEnv`` with its private server (a child process: the server's physics and bot run
+there, so the path uses up to two cores). The direct path is ``Game.step`` for our throw and the
+bot's throw, plus the observation encoding, in one process.
+
+Prints steps/s for both (medians of ``--repeats`` runs) and their ratio; ``--json`` for machines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from typing import Any
+
+import numpy as np
+
+
+def _tcp_steps_per_s(games: int, seed: int) -> float:
+    from rllib_curling.env import CurlingEnv
+
+    env = CurlingEnv({"opponent": 2, "ends": 4, "action": "discrete", "seed": seed})
+    try:
+        env.reset(seed=seed)
+        _play_games(env, 1)  # warm-up: the server process loads the engine and the bot's tables
+        start = time.perf_counter()
+        steps = _play_games(env, games)
+        return steps / (time.perf_counter() - start)
+    finally:
+        env.close()
+
+
+def _play_games(env: Any, games: int) -> int:
+    steps = 0
+    for _ in range(games):
+        done = False
+        while not done:
+            _, _, terminated, truncated, _ = env.step(steps % env.action_space.n)
+            steps += 1
+            done = terminated or truncated
+        env.reset()
+    return steps
+
+
+def _direct_steps_per_s(games: int, seed: int) -> float:
+    from rllib_curling import actions, bots, spaces
+    from rllib_curling.game import Game, GameConfig
+    from rllib_curling.shots import shot_tables
+
+    tables = shot_tables()
+    bot = bots.make_bot(2)
+    rng = np.random.default_rng(seed)
+    steps, start = 0, time.perf_counter()
+    for game in range(games):
+        me = game % 2  # hammer alternating, as the server does
+        state = Game.init(GameConfig(ends=4))
+        while not state.is_terminal:
+            if state.next_seat == me:
+                parity = state.seat_parity(me)
+                throw = actions.discrete_throw(
+                    steps % len(actions.TEMPLATES), state.position, parity, tables
+                )
+                state = Game.step(state, throw, rng).state
+                if not state.is_terminal:
+                    totals = state.totals
+                    diff = totals[me] - totals[1 - me]
+                    spaces.encode_observation(
+                        state.position, state.shot, state.end, 4, state.seat_parity(me), diff
+                    )
+                steps += 1
+            else:
+                state = Game.step(state, bot.choose(state, rng), rng).state
+    return steps / (time.perf_counter() - start)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="curling bench env", description=__doc__)
+    parser.add_argument("--games", type=int, default=10, help="4-end games per run (10)")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per path (3)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+    _direct_steps_per_s(1, 0)  # warm-up: compile the engine, build the aiming tables
+    tcp = [_tcp_steps_per_s(args.games, seed) for seed in range(args.repeats)]
+    direct = [_direct_steps_per_s(args.games, seed) for seed in range(args.repeats)]
+    result = {
+        "tcp_steps_per_s": statistics.median(tcp),
+        "direct_steps_per_s": statistics.median(direct),
+        "games_per_run": args.games,
+        "repeats": args.repeats,
+    }
+    result["tcp_over_direct"] = result["tcp_steps_per_s"] / result["direct_steps_per_s"]
+    if args.json:
+        print(json.dumps(result))
+    else:
+        tcp_rate, direct_rate = result["tcp_steps_per_s"], result["direct_steps_per_s"]
+        print(f"env steps/s through TCP (level-2 bot, private server): {tcp_rate:.0f}")
+        print(f"same games driven directly on the engine:              {direct_rate:.0f}")
+        print(f"TCP / direct: {result['tcp_over_direct']:.2f} (target >= 0.5)")
+    return 0

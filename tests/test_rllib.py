@@ -1,0 +1,219 @@
+"""RLlib on the real curling env with private servers: every algorithm, the `rllib` command,
+a Tune sweep, `rllib evaluate` and `curling play`. Slow (Ray start-up, real games), still in CI."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import rllib_curling  # noqa: F401
+from rllib_curling import rllib_cli, training
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
+
+SMALL_MODEL = {"stone_hiddens": [32], "context_hiddens": [16], "hiddens": [64]}
+ENV = {"opponent": 1, "ends": 1}
+
+
+@pytest.fixture(scope="module")
+def ray_session() -> Iterator[None]:
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+def _small(config, algo: str):  # type: ignore[no-untyped-def]
+    config.reporting(min_time_s_per_iteration=0.5, min_sample_timesteps_per_iteration=32)
+    if algo == "PPO":
+        config.training(train_batch_size_per_learner=64, minibatch_size=32, num_epochs=1)
+    elif algo == "DQN":
+        config.training(
+            train_batch_size_per_learner=16, num_steps_sampled_before_learning_starts=16
+        )
+    else:
+        config.training(train_batch_size_per_learner=32)
+    return config
+
+
+def _train_until_learning(algo_obj, algo: str, budget_s: float = 120.0) -> dict:  # type: ignore[no-untyped-def]
+    import time
+
+    deadline = time.monotonic() + budget_s
+    while True:
+        result = algo_obj.train()
+        if result.get("learners") or algo == "PPO" or time.monotonic() > deadline:
+            return result
+
+
+@pytest.mark.parametrize(("algo", "runners"), [("PPO", 2), ("DQN", 1), ("IMPALA", 2), ("APPO", 2)])
+def test_algorithm__iterates_checkpoints_restores_on_auto_servers(
+    algo: str, runners: int, ray_session: None, tmp_path: Path, no_leftover_servers: None
+) -> None:
+    from ray.rllib.algorithms.algorithm import Algorithm
+
+    config = _small(
+        training.algorithm_config(
+            algo, env_config=dict(ENV), num_env_runners=runners, model_config=SMALL_MODEL
+        ),
+        algo,
+    )
+    algo_obj = config.build_algo()
+    try:
+        result = _train_until_learning(algo_obj, algo)
+        assert result["training_iteration"] >= 1
+        ports = algo_obj.env_runner_group.foreach_env_runner(
+            lambda r: [e.unwrapped.address for e in getattr(r.env, "envs", [])],
+            local_env_runner=False,
+        )
+        flat = [p for per_runner in ports for p in per_runner]
+        assert len(flat) == runners and len(set(flat)) == runners
+        path = algo_obj.save_to_path(str(tmp_path / "ckpt"))
+    finally:
+        algo_obj.stop()
+    restored = Algorithm.from_checkpoint(path)
+    try:
+        before = restored.iteration
+        result = restored.train()
+        assert result["training_iteration"] == before + 1
+    finally:
+        restored.stop()
+
+
+def test_env_runners__two_runners_two_envs_each_get_four_servers(
+    ray_session: None, no_leftover_servers: None
+) -> None:
+    config = _small(
+        training.algorithm_config(
+            "PPO",
+            env_config=dict(ENV),
+            num_env_runners=2,
+            num_envs_per_env_runner=2,
+            model_config=SMALL_MODEL,
+        ),
+        "PPO",
+    )
+    algo_obj = config.build_algo()
+    try:
+        algo_obj.train()
+        ports = algo_obj.env_runner_group.foreach_env_runner(
+            lambda r: [e.unwrapped.address for e in r.env.envs], local_env_runner=False
+        )
+        flat = [p for per_runner in ports for p in per_runner]
+        assert len(flat) == 4 and len(set(flat)) == 4, flat
+    finally:
+        algo_obj.stop()
+
+
+def test_old_stack_ppo__modelcatalog_model_one_iteration(
+    ray_session: None, no_leftover_servers: None
+) -> None:
+    config = training.algorithm_config(
+        "PPO", env_config=dict(ENV), num_env_runners=0, old_stack=True, model_config=SMALL_MODEL
+    ).training(train_batch_size=64, minibatch_size=32, num_epochs=1)
+    algo_obj = config.build_algo()
+    try:
+        result = algo_obj.train()
+        assert result["training_iteration"] == 1
+        model = algo_obj.get_policy().model
+        assert type(model).__name__ == "CurlingModelV2"
+    finally:
+        algo_obj.stop()
+
+
+SMALL_CONFIG = json.dumps(
+    {
+        "num_env_runners": 0,
+        "num_envs_per_env_runner": 1,
+        "train_batch_size_per_learner": 64,
+        "minibatch_size": 32,
+        "num_epochs": 1,
+        "env_config": ENV,
+    }
+)
+STOP_1 = '{"training_iteration": 1}'
+
+
+@pytest.fixture(scope="module")
+def cli_checkpoint(ray_session: None, tmp_path_factory: pytest.TempPathFactory) -> str:
+    storage = tmp_path_factory.mktemp("rllib_train")
+    args = ["train", "--run", "PPO", "--env", "curling", "--stop", STOP_1]
+    args += ["--config", SMALL_CONFIG, "--storage-path", str(storage), "-n", "cli"]
+    assert rllib_cli.main(args) == 0
+    checkpoints = list((storage / "cli").glob("*/checkpoint_*"))
+    assert checkpoints, "rllib train wrote no checkpoint"
+    return str(storage / "cli")
+
+
+def test_rllib_train__flags_write_a_checkpoint(cli_checkpoint: str) -> None:
+    assert Path(cli_checkpoint).is_dir()
+
+
+def test_rllib_train__yaml_file_with_stop_override(
+    ray_session: None, tmp_path: Path, no_leftover_servers: None
+) -> None:
+    root = Path(__file__).resolve().parents[1]
+    args = ["train", "-f", str(root / "tune_configs" / "ppo.yaml"), "--stop", STOP_1]
+    args += ["--config", SMALL_CONFIG, "--storage-path", str(tmp_path)]
+    assert rllib_cli.main(args) == 0
+    assert list(tmp_path.glob("curling-ppo/*/checkpoint_*"))
+    # The 2.x form: `rllib train file FILE`.
+    args = ["train", "file", str(root / "tune_configs" / "ppo.yaml"), "--stop", STOP_1]
+    args += ["--config", SMALL_CONFIG, "--storage-path", str(tmp_path / "two")]
+    assert rllib_cli.main(args) == 0
+
+
+def test_tune_sweep__two_trials_one_iteration_each(
+    ray_session: None, tmp_path: Path, no_leftover_servers: None
+) -> None:
+    from rllib_curling.tuning import run_experiment
+
+    config = json.loads(SMALL_CONFIG)
+    config["lr"] = {"grid_search": [1.0e-4, 5.0e-4]}
+    spec = {"run": "PPO", "env": "curling", "stop": {"training_iteration": 1}, "config": config}
+    best = run_experiment("sweep", {**spec, "storage_path": str(tmp_path)})
+    assert best is not None
+    trials = [p for p in (tmp_path / "sweep").iterdir() if p.is_dir()]
+    assert len(trials) == 2
+
+
+def test_rllib_evaluate__prints_one_line_per_game(
+    cli_checkpoint: str, capsys: pytest.CaptureFixture[str], no_leftover_servers: None
+) -> None:
+    args = ["evaluate", cli_checkpoint, "--episodes", "2", "--opponent", "1", "--ends", "1"]
+    assert rllib_cli.main(args) == 0
+    out = capsys.readouterr().out
+    assert len(re.findall(r"^game \d: (WIN|LOSE|DRAW)", out, re.M)) == 2
+    assert "2 games:" in out
+
+
+def test_curling_play__whole_game_on_a_test_server(
+    cli_checkpoint: str, capsys: pytest.CaptureFixture[str], no_leftover_servers: None
+) -> None:
+    import subprocess
+    import sys
+
+    from rllib_curling.cli import main as curling_main
+
+    server = subprocess.Popen(
+        [sys.executable, "-m", "rllib_curling.cli", "server", "--tcp-port", "0", "--announce",
+         "--games", "1", "--ends", "2", "--exit-with-parent"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        _, host, port = server.stdout.readline().split()
+        args = ["play", "--checkpoint", cli_checkpoint, "-H", host, "-p", port, "-k", "localtest:2"]
+        assert curling_main(args) == 0
+        out = capsys.readouterr().out
+        assert re.search(r"^game 1: (WIN|LOSE|DRAW) \d+-\d+", out, re.M), out
+        assert "session over after 1 game" in out
+    finally:
+        server.terminate()
+        server.wait(10)
