@@ -1,8 +1,8 @@
 """RLlib callbacks that add curling metrics to training results (new API stack).
 
 ``CurlingMetrics`` logs, for every finished game, ``win_rate`` (1 for a win, else 0),
-``draw_rate``, ``points_for`` and ``points_against`` (means over the last 100 games), so results carry
-``env_runners/win_rate`` next to ``env_runners/episode_return_mean``.
+``draw_rate``, ``points_for`` and ``points_against`` (means over the last 100 games), so
+results carry ``env_runners/win_rate`` next to ``env_runners/episode_return_mean``.
 """
 
 from __future__ import annotations
