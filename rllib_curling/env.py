@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import gymnasium as gym
@@ -10,7 +11,7 @@ import numpy as np
 from rllib_curling import actions, rules, spaces
 from rllib_curling.client import CurlingClient
 from rllib_curling.env_config import CurlingEnvConfig, ServerAssigner
-from rllib_curling.errors import ConnectionLostError
+from rllib_curling.errors import ConnectionLostError, ServerStartError
 from rllib_curling.server_process import ServerOptions, ServerProcess
 from rllib_curling.shots import ShotTables, shot_tables
 
@@ -67,12 +68,14 @@ class CurlingEnv(gym.Env):
     ``sweep=True``): weight, aim x, spin (and sweep distance), mapped to a throw by aiming with the
     engine's free-path tables:
 
-    | index | meaning | map |
-    |-------|---------|-----|
-    | 0 | weight | −1 … 0.6: draw stopping at y = 10.0 … 2.9 (guard … back of house); 0.6 … 1: hit weight up to 6 m/s |
-    | 1 | aim x | x = 2.375 + 2·a where the path crosses the stopping line (draws) or the tee line (hits) |
-    | 2 | spin | w = π·a rad/s, positive curls toward +x |
-    | 3 | sweep | (sweep=True only) sweep (a+1)/2·12 m after the mid-sheet line |
+    | index | meaning | map                                                              |
+    |-------|---------|------------------------------------------------------------------|
+    | 0     | weight  | −1 … 0.6: a draw stopping at y = 10.0 … 2.9 (long guard … back   |
+    |       |         | of the house); 0.6 … 1: hit weight, up to 6 m/s                  |
+    | 1     | aim x   | x = 2.375 + 2·a where the path crosses the stopping line (draws) |
+    |       |         | or the tee line (hits)                                           |
+    | 2     | spin    | w = π·a rad/s, positive curls toward +x                          |
+    | 3     | sweep   | (sweep=True only) sweep (a + 1)/2 · 12 m after mid-sheet         |
 
     ``action="discrete"`` (for DQN): ``Discrete(38)``, shot templates (draws to 9 points of the
     house, 4 guards, takeouts of the 4 nearest opponent stones, taps of the 2 nearest, each with
@@ -83,16 +86,17 @@ class CurlingEnv(gym.Env):
     ``Box(-4, 4, (120,), float32)``: 16 stone rows of 7 features then 8 context features, from
     the point of view of the thrower (us). Full table in ``rllib_curling.spaces``:
 
-    | slice | content |
-    |-------|---------|
-    | 0 + 7k … 7k + 6 | stone k (throwing order): x, y (normalised), distance to tee, in play, in house, mine, thrown |
-    | 112 | shot number / 15 |
-    | 113 | end / (ends − 1) |
-    | 114 | ends left after this one / ends |
-    | 115 | (my total − their total) / 8 |
-    | 116 | 1 if I have the hammer |
-    | 117, 118 | my / their stones left in this end / 8 |
-    | 119 | the end's score if it ended now, from my side / 8 |
+    | slice      | content                                                            |
+    |------------|--------------------------------------------------------------------|
+    | 7k … 7k+6  | stone k (throwing order): x, y (normalised), distance to the tee,  |
+    |            | in play, in house, mine, thrown this end                           |
+    | 112        | shot number / 15                                                   |
+    | 113        | end / (ends − 1)                                                   |
+    | 114        | ends left after this one / ends                                    |
+    | 115        | (my total − their total) / 8                                       |
+    | 116        | 1 if I have the hammer                                             |
+    | 117, 118   | my / their stones left in this end / 8                             |
+    | 119        | the end's score if it ended now, from my side / 8                  |
 
     ## Rewards
 
@@ -159,6 +163,7 @@ class CurlingEnv(gym.Env):
         self._scores_seen = 0
         self._potential = 0.0
         self._games = 0
+        self._connections = 0
 
     @classmethod
     def from_env_context(cls, env_context: Any) -> CurlingEnv:
@@ -179,17 +184,23 @@ class CurlingEnv(gym.Env):
         if self._server is None or not self._server.alive():
             if self._server is not None:
                 self._server.stop()
-            self._server = ServerProcess(
-                ServerOptions(
-                    host=self.config.host,
-                    ends=self.config.ends,
-                    seed=self._server_seed,
-                    turn_timeout=self.config.turn_timeout,
-                    log_dir=self.config.log_dir,
-                    sweep_window_ms=2000 if self.config.sweep else 0,
-                )
+            options = ServerOptions(
+                host=self.config.host,
+                ends=self.config.ends,
+                seed=self._server_seed,
+                turn_timeout=self.config.turn_timeout,
+                log_dir=self.config.log_dir,
+                sweep_window_ms=2000 if self.config.sweep else 0,
             )
+            self._server = None
+            if self._address is not None:  # a restart keeps the port when it is still free
+                try:
+                    self._server = ServerProcess(replace(options, port=self._address[1]))
+                except ServerStartError:
+                    pass
+            self._server = self._server or ServerProcess(options)
             self._address = self._server.address
+            self._connections = 0
         return self._address
 
     def _connect(self) -> CurlingClient:
@@ -202,6 +213,7 @@ class CurlingEnv(gym.Env):
             timeout=self.config.turn_timeout + 30.0,
         )
         client.connect()
+        self._connections += 1
         return client
 
     def _drop_connection(self) -> None:
@@ -339,7 +351,7 @@ class CurlingEnv(gym.Env):
             "end_scores": list(client.end_scores),
             "result": client.result,
             "server": self.address,
-            "game_id": f"{self.address}/{client.session_id}/{client.games_started}",
+            "game_id": f"{self.address}/{self._connections}/{client.games_started}",
         }
 
     # -- rendering -----------------------------------------------------------------------------

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import atexit
 import os
-import select
 import subprocess
 import sys
+import tempfile
+import time
 import weakref
 from dataclasses import dataclass
 
@@ -54,11 +55,14 @@ class ServerProcess:
         self.options = options
         cmd = [sys.executable, "-m", "rllib_curling.cli", "server", *options.argv()]
         env = dict(os.environ, PYTHONUNBUFFERED="1")
+        # Files, not pipes: a server that logs a lot must never block on a full pipe.
+        self._out = tempfile.TemporaryFile()
+        self._err = tempfile.TemporaryFile()
         self._proc = subprocess.Popen(
             cmd,
             stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stdout=self._out,
+            stderr=self._err,
             env=env,
             start_new_session=True,
         )
@@ -73,21 +77,24 @@ class ServerProcess:
         return self._proc.poll() is None
 
     def _read_address(self) -> tuple[str, int]:
-        assert self._proc.stdout is not None
-        fd = self._proc.stdout.fileno()
-        ready, _, _ = select.select([fd], [], [], START_TIMEOUT_S)
-        line = self._proc.stdout.readline().decode("utf-8", "replace").strip() if ready else ""
+        deadline = time.monotonic() + START_TIMEOUT_S
+        line = ""
+        while time.monotonic() < deadline:
+            self._out.seek(0)
+            line = self._out.readline().decode("utf-8", "replace")
+            if line.endswith("\n") or self._proc.poll() is not None:
+                break
+            time.sleep(0.01)
         parts = line.split()
         if len(parts) == 3 and parts[0] == "LISTENING":
             return parts[1], int(parts[2])
+        self._err.seek(0)
+        err = self._err.read().decode("utf-8", "replace").strip()
         self.stop()
-        err = (
-            self._proc.stderr.read().decode("utf-8", "replace").strip() if self._proc.stderr else ""
-        )
         where = f"port {self.options.port}" if self.options.port else "a free port"
+        why = err.splitlines()[-1] if err else line.strip() or f"no answer in {START_TIMEOUT_S} s"
         raise ServerStartError(
-            f"could not start a curling server on {self.options.host} {where}: "
-            f"{err.splitlines()[-1] if err else line or 'no answer within %.0f s' % START_TIMEOUT_S}"
+            f"could not start a curling server on {self.options.host} {where}: {why}"
         )
 
     def stop(self, timeout: float = 5.0) -> None:
@@ -105,9 +112,9 @@ class ServerProcess:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(timeout)
-        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+        for stream in (proc.stdin, self._out, self._err):
             try:
-                pipe and pipe.close()
+                stream and stream.close()
             except OSError:
                 pass
         _LIVE.discard(self)
