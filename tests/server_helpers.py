@@ -1,0 +1,265 @@
+"""Helpers of the server tests: a raw protocol client written from protocol.md alone, and
+controlled stand-ins for physics and bots (installed with ``install_fake_engine``).
+
+The raw client deliberately does not use ``rllib_curling.protocol``: it reads the socket byte by
+byte up to each NUL and splits on spaces, like the course's sample clients.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+import time
+import types
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pytest
+
+TEE_X, TEE_Y = 2.375, 4.88
+
+
+# -- a client written from protocol.md ---------------------------------------------------------
+
+
+@dataclass
+class Transcript:
+    """What a raw client saw: every message, and the parsed game events."""
+
+    messages: list[str] = field(default_factory=list)
+    seat: int | None = None
+    positions: list[list[float]] = field(default_factory=list)
+    setstates: list[list[int]] = field(default_factory=list)
+    scores: list[int] = field(default_factory=list)
+    totals: list[tuple[int, int]] = field(default_factory=list)
+    results: list[str] = field(default_factory=list)
+    motions: list[list[float]] = field(default_factory=list)
+    gos: int = 0
+    closed_by_empties: bool = False
+
+    def keywords(self) -> list[str]:
+        return [m.split(" ")[0] if m else "" for m in self.messages]
+
+
+class RawClient:
+    """A protocol.md client on a raw socket. ``key=None``: a legacy client (no CONNECTKEY)."""
+
+    def __init__(
+        self, port: int, key: str | None = "localtest", *, name: str = "raw", timeout: float = 30
+    ) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        self.name = name
+        self.t = Transcript()
+        if key is not None:
+            self.send(f"CONNECTKEY:{key}")
+
+    def send(self, text: str, *, nul: bool = False) -> None:
+        self.sock.sendall(text.encode("utf-8") + (b"\0" if nul else b""))
+
+    def recv_msg(self) -> str | None:
+        """One message up to its NUL; None at EOF."""
+        buf = bytearray()
+        while True:
+            byte = self.sock.recv(1)
+            if not byte:
+                return None
+            if byte == b"\0":
+                return buf.decode("utf-8")
+            buf += byte
+
+    def close(self) -> None:
+        self.sock.close()
+
+    def play(
+        self,
+        throw: Callable[[Transcript], str] | None = None,
+        *,
+        sweep: float | None = None,
+        on_message: Callable[[RawClient, str], bool] | None = None,
+        stop_after_games: int | None = None,
+    ) -> Transcript:
+        """Answer ISREADY, GO (``throw`` gives the BESTSHOT text), MOTIONINFO (``sweep``), until
+        5 empty messages in a row, EOF, or ``stop_after_games`` GAMEOVERs. ``on_message`` may
+        handle a message first (return True to skip the default handling)."""
+        t, empties = self.t, 0
+        throw = throw or (lambda _t: "BESTSHOT 3.0 0.0 0.0")
+        while True:
+            msg = self.recv_msg()
+            if msg is None:
+                return t
+            t.messages.append(msg)
+            if msg.strip() == "":
+                empties += 1
+                if empties >= 5:
+                    t.closed_by_empties = True
+                    return t
+                continue
+            empties = 0
+            if on_message is not None and on_message(self, msg):
+                continue
+            self._handle(msg, throw, sweep)
+            if stop_after_games is not None and len(t.results) >= stop_after_games:
+                return t
+
+    def _handle(self, msg: str, throw: Callable[[Transcript], str], sweep: float | None) -> None:
+        t = self.t
+        parts = msg.split(" ")
+        code = parts[0]
+        if code in ("CONNECTNAME", "NAME"):
+            t.seat = int(parts[1].strip()[-1]) - 1
+        elif code == "ISREADY":
+            self.send("READYOK")
+            self.send(f"NAME {self.name}")
+        elif code == "POSITION":
+            t.positions.append([float(v) for v in parts[1:33]])
+        elif code == "SETSTATE":
+            t.setstates.append([int(v) for v in parts[1:5]])
+        elif code == "GO":
+            t.gos += 1
+            self.send(throw(t))
+        elif code == "MOTIONINFO":
+            t.motions.append([float(v) for v in parts[1:6]])
+            if sweep is not None:
+                self.send(f"SWEEP {sweep}")
+        elif code == "SCORE":
+            t.scores.append(int(parts[1]))
+        elif code == "TOTALSCORE":
+            t.totals.append((int(parts[1]), int(parts[2])))
+        elif code == "GAMEOVER":
+            t.results.append(parts[1])
+
+
+# -- stand-ins for physics and bots ------------------------------------------------------------
+
+
+def _clamp_throw(throw: Any) -> np.ndarray:
+    a = np.asarray(throw, dtype=np.float64).reshape(-1)
+    if a.size not in (3, 4) or not np.all(np.isfinite(a)):
+        raise ValueError(f"bad throw {throw!r}")
+    if a.size == 3:
+        a = np.append(a, 0.0)
+    return np.clip(a, [0.0, -2.23, -15.7, 0.0], [6.0, 2.23, 15.7, 12.0])
+
+
+def _fake_simulate(
+    position: Any, slot: int, throw: Any, rng: Any = None, *, until_midsheet: bool = False, **_: Any
+) -> types.SimpleNamespace:
+    """Controlled physics: a draw stops at y = 4.88 + 4 (3 - v) - 0.2 sweep, x = 2.3506 + h
+    (+ tiny noise from ``rng``); a draw landing on a stone ticks it +0.35 m in x; v > 4.5 is a
+    takeout removing the first stone within 0.29 m of its line, the shooter leaves play."""
+    v, h, w, sweep = _clamp_throw(throw)
+    pos = np.array(position, dtype=np.float64)
+    noise = rng.normal(0.0, 1e-4) if rng is not None else 0.0
+    x = 2.3506 + h + noise
+    mid = np.array([x, 21.5, 0.0, -0.8 * v, w]) if v >= 1.0 else None
+    if until_midsheet:
+        return types.SimpleNamespace(position=pos, mid=mid, trajectory=None)
+    in_play = (pos[:, 0] != 0) | (pos[:, 1] != 0)
+    if v > 4.5:
+        near = np.flatnonzero(in_play & (np.abs(pos[:, 0] - x) < 0.29))
+        if near.size:
+            pos[near[np.argmax(pos[near, 1])]] = 0.0
+        pos[slot] = 0.0
+    else:
+        y = TEE_Y + 4.0 * (3.0 - v) - 0.2 * sweep
+        near = np.flatnonzero(in_play & (np.hypot(pos[:, 0] - x, pos[:, 1] - y) < 0.29))
+        pos[near, 0] += 0.35
+        pos[slot] = (x, y)
+    x_, y_ = pos[:, 0], pos[:, 1]
+    inside = (x_ > 0.145) & (x_ < 4.605) & (y_ > 2.865) & (y_ < 10.525)
+    pos[~inside] = 0.0
+    return types.SimpleNamespace(position=pos, mid=mid, trajectory=None)
+
+
+class FakeBot:
+    """Level 0 throws out of play; others draw near the tee with a little spread."""
+
+    def __init__(self, level: int) -> None:
+        self.level = level
+        self.name = f"fake-bot-{level}"
+
+    def choose(self, state: Any, rng: np.random.Generator) -> tuple[float, float, float, float]:
+        if self.level == 0:
+            return (0.5, 0.0, 0.0, 0.0)
+        return (3.0 + rng.uniform(-0.1, 0.1), rng.uniform(-0.3, 0.3), 1.0, 0.0)
+
+    def centerline_choice(self, transition: Any) -> str:
+        return "RESET"
+
+
+def fake_physics_module() -> types.ModuleType:
+    mod = types.ModuleType("rllib_curling.physics")
+    mod.simulate = _fake_simulate  # type: ignore[attr-defined]
+    mod.clamp_throw = _clamp_throw  # type: ignore[attr-defined]
+    return mod
+
+
+def fake_bots_module() -> types.ModuleType:
+    mod = types.ModuleType("rllib_curling.bots")
+    mod.make_bot = FakeBot  # type: ignore[attr-defined]
+    return mod
+
+
+def real_physics_available() -> bool:
+    try:
+        import rllib_curling.physics as physics
+    except Exception:
+        return False
+    return hasattr(physics, "simulate") and hasattr(physics, "clamp_throw")
+
+
+def real_bots_available() -> bool:
+    try:
+        import rllib_curling.bots as bots
+    except Exception:
+        return False
+    return hasattr(bots, "make_bot")
+
+
+def install_fake_engine(monkeypatch: pytest.MonkeyPatch, *, physics: bool, bots: bool) -> None:
+    """Replace physics and/or bots by the stand-ins for one test."""
+    import rllib_curling
+
+    for flag, name, make in (
+        (physics, "physics", fake_physics_module),
+        (bots, "bots", fake_bots_module),
+    ):
+        if flag:
+            module = make()
+            monkeypatch.setitem(sys.modules, f"rllib_curling.{name}", module)
+            monkeypatch.setattr(rllib_curling, name, module, raising=False)
+
+
+def wait_until(pred: Callable[[], bool], timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pred():
+            return True
+        time.sleep(0.01)
+    return pred()
+
+
+def check_game_order(t: Transcript) -> None:
+    """Assert the message order of protocol.md "One game" in one seat's transcript."""
+    msgs = [m for m in t.messages if m.strip()]
+    kws = [m.split(" ")[0] for m in msgs]
+    assert kws[:2] == ["NAME", "CONNECTNAME"], kws[:4]
+    assert msgs[0].endswith(" ") and msgs[1].endswith(" ")  # the platform's trailing space
+    assert kws[2] == "ISREADY" and kws[3] == "NEWGAME", kws[:6]
+    for i, kw in enumerate(kws):
+        if kw == "GO":
+            assert kws[i - 2 : i] == ["POSITION", "SETSTATE"], kws[i - 4 : i + 1]
+            assert int(msgs[i - 1].split(" ")[4]) == t.seat  # SETSTATE next = me
+        elif kw == "SCORE":
+            assert kws[i - 1] == "POSITION" and kws[i + 1] == "SETSTATE", kws[i - 2 : i + 3]
+            assert msgs[i + 1].split(" ")[1] == "16"
+        elif kw == "TOTALSCORE":
+            assert kws[i + 1] == "GAMEOVER"
+            assert kws[i - 1] == "SETSTATE" and msgs[i - 1].split(" ")[1] == "16"
+        elif kw == "MOTIONINFO":
+            back = kws[:i][::-1]
+            assert back.index("GO") < (back.index("POSITION") if "POSITION" in back else 10**9)
+        elif kw == "POSITION":
+            assert len(msgs[i].split(" ")) == 33 and "  " not in msgs[i]
