@@ -15,10 +15,11 @@ Constructors raise :class:`ProtocolError` naming the field, the value and what i
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass, fields
-from typing import ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -31,12 +32,15 @@ N_COORDS = 32
 
 _NUMBER_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
 _NON_FINITE = {"nan", "inf", "infinity"}
+_COORDS_RE = re.compile(rf"\s*(?:{_NUMBER_RE.pattern}\s+){{31}}{_NUMBER_RE.pattern}\s*", re.ASCII)
 _C = TypeVar("_C", bound="_Coords")
 
 
 def format_float(value: float, decimals: int = FLOAT_DECIMALS) -> str:
     """Wire form of a float: ``-1.5``, ``2.375``, ``0``; no exponent, no ``-0``, no padding."""
     value = float(value)
+    if value == 0.0:
+        return "0"  # most POSITION numbers: stones not in play
     if not math.isfinite(value):
         raise ProtocolError(f"cannot send the number {value!r}; allowed: finite floats")
     text = f"{value:.{decimals}f}"
@@ -144,31 +148,37 @@ class Unknown(Message):
         return self.text
 
 
+@functools.cache
+def _fields(cls: type) -> tuple[Any, ...]:
+    """``dataclasses.fields`` of a message class, computed once."""
+    return fields(cls)
+
+
 class _Numbers:
     """Arguments are the dataclass fields in order; ``int`` fields integral, ``float`` finite."""
 
     KEYWORD: ClassVar[str]
 
     def __post_init__(self) -> None:
-        for f in fields(self):
+        for f in _fields(type(self)):
             what = f"{type(self).__name__}.{f.name}"
             value = _checked_number(what, getattr(self, f.name), f.type in ("int", int))
             object.__setattr__(self, f.name, value)
 
     def to_text(self) -> str:
-        values = [getattr(self, f.name) for f in fields(self)]
+        values = [getattr(self, f.name) for f in _fields(type(self))]
         tokens = [str(v) if isinstance(v, int) else format_float(v) for v in values]
         return " ".join([self.KEYWORD, *tokens])
 
     @classmethod
     def parse_args(cls, args: str) -> _Numbers:
-        tokens, names = args.split(), [f.name for f in fields(cls)]
+        tokens, names = args.split(), [f.name for f in _fields(cls)]
         if len(tokens) != len(names):
             raise ProtocolError(
                 f"{cls.KEYWORD} takes {len(names)} number{'s' * (len(names) > 1)} "
                 f"({' '.join(names)}), received {len(tokens)}"
             )
-        integer = [f.type in ("int", int) for f in fields(cls)]
+        integer = [f.type in ("int", int) for f in _fields(cls)]
         values = [
             parse_number(tok, f"{cls.KEYWORD} {name}", integer=is_int)
             for tok, name, is_int in zip(tokens, names, integer, strict=True)
@@ -183,6 +193,13 @@ class _Coords:
     coords: tuple[float, ...]
 
     def __post_init__(self) -> None:
+        coords = self.coords
+        if (
+            type(coords) is tuple
+            and len(coords) == N_COORDS
+            and all(type(c) is float and math.isfinite(c) for c in coords)
+        ):
+            return  # already 32 finite Python floats (the decoder's output)
         name = type(self).__name__
         try:
             flat = np.asarray(self.coords, dtype=np.float64).reshape(-1)
@@ -209,6 +226,10 @@ class _Coords:
 
     @classmethod
     def parse_args(cls, args: str) -> _Coords:
+        if _COORDS_RE.fullmatch(args):  # fast path: 32 well-formed numbers
+            values = [float(t) for t in args.split()]
+            if all(map(math.isfinite, values)):
+                return cls(tuple(values))
         tokens = args.split()
         if len(tokens) != N_COORDS:
             raise ProtocolError(
