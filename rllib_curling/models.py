@@ -50,7 +50,7 @@ from torch import nn
 from rllib_curling import spaces
 
 # Column of the "in_play" flag in a stone row (see the stone-row table in ``spaces``).
-IN_PLAY_FEATURE = 3
+IN_PLAY_FEATURE = spaces.STONE_IN_PLAY
 
 DEFAULT_MODEL_CONFIG: dict[str, Any] = {
     "stone_hiddens": [64, 64],
