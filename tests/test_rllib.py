@@ -70,7 +70,7 @@ def test_algorithm__iterates_checkpoints_restores_on_auto_servers(
         result = _train_until_learning(algo_obj, algo)
         assert result["training_iteration"] >= 1
         ports = algo_obj.env_runner_group.foreach_env_runner(
-            lambda r: [e.unwrapped.address for e in getattr(r.env, "envs", [])],
+            lambda r: [e.unwrapped.address for e in r.env.unwrapped.envs],
             local_env_runner=False,
         )
         flat = [p for per_runner in ports for p in per_runner]
@@ -104,7 +104,7 @@ def test_env_runners__two_runners_two_envs_each_get_four_servers(
     try:
         algo_obj.train()
         ports = algo_obj.env_runner_group.foreach_env_runner(
-            lambda r: [e.unwrapped.address for e in r.env.envs], local_env_runner=False
+            lambda r: [e.unwrapped.address for e in r.env.unwrapped.envs], local_env_runner=False
         )
         flat = [p for per_runner in ports for p in per_runner]
         assert len(flat) == 4 and len(set(flat)) == 4, flat
