@@ -19,12 +19,14 @@ means a place on the sheet rather than raw release numbers.
 toward +x, ``w-`` toward −x; |w| = π/2). "opp k" is the k-th nearest opponent stone in play to
 the tee (0 = nearest); when it does not exist the template draws to the button instead.
 
-| names                                  | what it does                                        |
-|----------------------------------------|-----------------------------------------------------|
-| draw button / 4ft front/back/left/right / 8ft front/left/right / 12ft front | draw to that point of the house |
-| guard centre / long guard centre / corner guard left/right | stop in the free guard zone      |
-| takeout opp 0..3                       | hit opp k at 4.5 m/s (removes it, usually)          |
-| tap opp 0..1                           | a draw-weight hit that nudges opp k about 1 m back  |
+| names                                          | what it does                                  |
+|------------------------------------------------|-----------------------------------------------|
+| draw button, draw 4ft front/back/left/right,   | draw to that point of the house               |
+| draw 8ft front/left/right, draw 12ft front     |                                               |
+| guard centre, long guard centre,               | stop in the free guard zone                   |
+| corner guard left/right                        |                                               |
+| takeout opp 0..3                               | hit opp k at 4.5 m/s (removes it, usually)    |
+| tap opp 0..1                                   | a draw-weight hit nudging opp k about 1 m back |
 """
 
 from __future__ import annotations

@@ -112,7 +112,8 @@ def _experiments_from_args(args: argparse.Namespace) -> dict[str, dict[str, Any]
     if args.file_cmd:
         if args.file_cmd[0] != "file" or len(args.file_cmd) != 2:
             raise SystemExit(
-                f"rllib train: unexpected arguments {args.file_cmd}; did you mean `rllib train file FILE`?"
+                f"rllib train: unexpected arguments {args.file_cmd}; "
+                "did you mean `rllib train file FILE`?"
             )
         path = args.file_cmd[1]
     if path:

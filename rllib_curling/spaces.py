@@ -53,7 +53,7 @@ OBS_HIGH = 4.0
 
 
 def split_observation(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Split ``(..., OBS_SIZE)`` observations into stones ``(..., 16, 7)`` and context ``(..., 8)``."""
+    """Split ``(..., OBS_SIZE)`` observations: stones ``(..., 16, 7)``, context ``(..., 8)``."""
     stones = obs[..., :CONTEXT_START].reshape(*obs.shape[:-1], N_STONES, STONE_FEATURES)
     return stones, obs[..., CONTEXT_START:]
 

@@ -55,7 +55,7 @@ def build_config(algo: str, env: str | None, config: Any) -> Any:
 def run_experiment(
     name: str, spec: dict[str, Any], *, resume: bool = False, verbose: int = 0
 ) -> str | None:
-    """Run one experiment of a ``{run, env, stop, config, ...}`` spec; return the best checkpoint."""
+    """Run one ``{run, env, stop, config, ...}`` experiment; return its best checkpoint."""
     from ray import tune
     from ray.tune.registry import get_trainable_cls
 

@@ -82,7 +82,9 @@ def evaluate(
                 obs, _, terminated, truncated, info = env.step(player.policy(obs))
                 done = terminated or truncated
             mine, theirs = info["score"]
-            outcome = info["result"] or ("WIN" if mine > theirs else "LOSE" if mine < theirs else "DRAW")
+            outcome = info["result"] or (
+                "WIN" if mine > theirs else "LOSE" if mine < theirs else "DRAW"
+            )
             result.games += 1
             result.wins += outcome == "WIN"
             result.draws += outcome == "DRAW"

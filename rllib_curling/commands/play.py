@@ -41,9 +41,7 @@ def run(args: argparse.Namespace) -> int:
     except (FileNotFoundError, ValueError) as exc:
         print(f"curling play: {exc}", file=sys.stderr)
         return 2
-    client = CurlingClient(
-        args.host, args.port, key=args.key, name=args.name, timeout=args.timeout
-    )
+    client = CurlingClient(args.host, args.port, key=args.key, name=args.name, timeout=args.timeout)
     try:
         seat = client.connect()
         print(f"connected to {client.address} as Player{seat + 1}", flush=True)
