@@ -1,0 +1,174 @@
+"""Tests of the built-in bots (rllib_curling.bots, bots_rules, bots_search, bots_eval)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rllib_curling import bots, bots_eval, rules, sheet
+from rllib_curling.bots import LEVELS, make_bot
+from rllib_curling.game import Game, GameConfig, GameState
+from rllib_curling.shots import shot_tables
+
+TX, TY = sheet.TEE
+
+
+def position(**stones: tuple[float, float]) -> np.ndarray:
+    out = np.zeros((16, 2))
+    for name, xy in stones.items():
+        out[int(name[1:])] = xy
+    return out
+
+
+def crowded(shot: int, seed: int = 0) -> np.ndarray:
+    """Stones 0..shot-1 scattered over the house and the guard zone."""
+    rng = np.random.default_rng(seed)
+    out = np.zeros((16, 2))
+    for k in range(shot):
+        out[k] = (TX + rng.uniform(-1.5, 1.5), TY + rng.uniform(-1.2, 4.0))
+    return out
+
+
+STATES = {
+    "empty house": GameState(),
+    "guard phase": GameState(position=position(s0=(TX, 7.6), s1=(TX + 0.8, TY)), shot=2),
+    "crowded house": GameState(position=crowded(12), shot=12, end=1, end_scores=((1, 0),)),
+    "last stone": GameState(
+        position=crowded(15, seed=1), shot=15, end=3, first_seat=1, end_scores=((0, 1),) * 3
+    ),
+    "unlimited": GameState(
+        position=crowded(7, seed=2),
+        shot=7,
+        end=5,
+        end_scores=((1, 0),) * 5,
+        config=GameConfig(ends=-1),
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def all_bots() -> dict[int, bots.Bot]:
+    return {level: make_bot(level) for level in LEVELS}
+
+
+@pytest.mark.parametrize("name", sorted(STATES))
+def test_choose__every_level_throws_within_the_platform_ranges(
+    all_bots: dict[int, bots.Bot], name: str
+) -> None:
+    state = STATES[name]
+    for level, bot in all_bots.items():
+        throw = bot.choose(state, np.random.default_rng(level))
+        assert len(throw) == 4, (level, throw)
+        v, h, w, sweep = throw
+        assert np.all(np.isfinite(throw)), (level, throw)
+        assert 0.0 <= v <= sheet.V_MAX and abs(h) <= sheet.H_MAX and abs(w) <= sheet.W_MAX
+        assert 0.0 <= sweep <= 12.0
+        assert all(type(x) is float for x in throw), (level, throw)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_choose__same_rng_same_throw(all_bots: dict[int, bots.Bot], level: int) -> None:
+    state = STATES["crowded house"]
+    first = all_bots[level].choose(state, np.random.default_rng(7))
+    again = make_bot(level).choose(state, np.random.default_rng(7))
+    assert first == again
+
+
+def test_make_bot__levels_and_names() -> None:
+    for level in LEVELS:
+        bot = make_bot(level)
+        assert bot.level == level and bot.name
+    assert make_bot(np.int64(3)).level == 3
+
+
+@pytest.mark.parametrize("bad", [-1, 9, 2.0, "3", True, None])
+def test_make_bot__invalid_level_lists_the_valid_ones(bad: object) -> None:
+    with pytest.raises(ValueError, match=r"\[0, 1, 2, 3, 4, 5, 6, 7, 8\]"):
+        make_bot(bad)
+
+
+def test_level0__every_stone_ends_out_of_play() -> None:
+    bot = make_bot(0)
+    rng = np.random.default_rng(0)
+    for state in (STATES["empty house"], STATES["crowded house"]):
+        t = Game.step(state, bot.choose(state, rng), rng)
+        assert t.thrown_rest is None
+        np.testing.assert_array_equal(t.state.position[: state.shot], state.position[: state.shot])
+
+
+def test_level1__throws_vary_over_the_ranges() -> None:
+    bot, rng = make_bot(1), np.random.default_rng(0)
+    throws = np.array([bot.choose(GameState(), rng) for _ in range(200)])
+    assert throws[:, 0].min() >= bots.RANDOM_V[0] and throws[:, 0].max() <= bots.RANDOM_V[1]
+    assert throws[:, 0].std() > 0.5 and throws[:, 1].std() > 0.4
+    assert (throws[:, 2] > 0).any() and (throws[:, 2] < 0).any()
+
+
+def test_level2__draws_end_in_the_house_noise_off() -> None:
+    bot = make_bot(2)
+    rng = np.random.default_rng(0)
+    spins = set()
+    for _ in range(6):
+        throw = bot.choose(GameState(), rng)
+        spins.add(np.sign(throw[2]))
+        t = Game.step(GameState(), throw, noise=False)
+        assert t.thrown_rest is not None
+        assert rules.distance_to_tee(np.array(t.thrown_rest)) < 0.3
+    assert spins == {1.0, -1.0}
+
+
+def test_level2__is_cheap() -> None:
+    import time
+
+    bot, rng = make_bot(2), np.random.default_rng(0)
+    bot.choose(GameState(), rng)
+    start = time.perf_counter()
+    for _ in range(2000):
+        bot.choose(GameState(), rng)
+    assert time.perf_counter() - start < 0.5  # thousands of shots per second
+
+
+@pytest.mark.parametrize("level", [3, 4, 6, 8])
+def test_takeout__removes_the_opponent_shot_stone(level: int) -> None:
+    # the opponent (even rows, no hammer) lies on the button; we throw stone 1
+    state = GameState(position=position(s0=(TX + 0.1, TY + 0.2)), shot=1)
+    throw = make_bot(level).choose(state, np.random.default_rng(0))
+    t = Game.step(state, throw, noise=False)
+    after = t.state.position
+    assert not rules.in_play(after[0]) or rules.score_end(after)[1] > 0
+
+
+def test_search__uses_the_last_stone_to_score() -> None:
+    # hammer's last stone, opponent shot stone open on the button; expect to score at least 1
+    state = GameState(position=position(s0=(TX, TY + 0.3), s2=(TX - 1.5, TY + 3.0)), shot=15, end=0)
+    for level in (6, 7, 8):
+        throw = make_bot(level).choose(state, np.random.default_rng(1))
+        t = Game.step(state, throw, noise=False)
+        assert t.end_score == (0, 1) or t.end_score[1] >= 1, level
+
+
+def test_centerline_choice__is_reset_or_keep() -> None:
+    guard = (TX, 7.5)
+    state = GameState(position=position(s0=guard), shot=1)
+    after = position(s0=(TX + 0.8, 7.0), s1=(TX, 7.6))
+    t = Game.settle(state, after)
+    assert t.centre_line_violation
+    for level in LEVELS:
+        assert make_bot(level).centerline_choice(t) in ("RESET", "KEEP")
+
+
+def test_path_x__matches_the_scalar_tables() -> None:
+    tables = shot_tables()
+    for v, w, y in [(3.0, 1.57, 4.88), (4.5, -1.57, 7.0), (2.6, 3.0, 9.0), (5.9, 0.5, 3.0)]:
+        want = sheet.RELEASE_X + 0.2 + tables.lateral(v, w, y)
+        assert bots.path_x(tables, v, 0.2, w, y) == pytest.approx(want, abs=1e-9)
+
+
+def test_evaluate__prefers_our_stone_on_the_button() -> None:
+    state = GameState(position=position(s0=(TX + 0.5, TY)), shot=1)  # we are odd rows
+    ctx = bots_eval.EvalContext.of(state)
+    ours = position(s0=(TX + 0.5, TY), s1=(TX, TY))
+    theirs_only = position(s0=(TX + 0.5, TY))
+    values = bots_eval.evaluate(np.stack([ours, theirs_only]), ctx, win_prob=True)
+    assert values[0] > values[1]
+    assert ctx.parity == 1 and ctx.hammer and ctx.n_left == 14
