@@ -1,14 +1,14 @@
 """Registration of the env and the network with Gymnasium, Ray Tune and RLlib's ModelCatalog.
 
 ``import rllib_curling`` must make ``"curling"`` known to RLlib and ``"curling_net"`` known to the
-ModelCatalog, but importing Ray costs over a second and ``curling server`` must start fast with
-numpy alone. So registration with Ray happens when Ray's registry is first imported: if it is
-already imported, at once; otherwise an import hook waits for ``ray.tune.registry`` (env) and
-``ray.rllib.models.catalog`` (model) and registers right after they load. Either way the order of
-``import ray`` and ``import rllib_curling`` does not matter.
-
-The Gymnasium id ``rllib_curling:Curling-v0`` needs no hook: gymnasium imports this package for
-that id, which registers it (also inside RLlib's env runner processes).
+ModelCatalog, but importing Ray costs over a second (and Gymnasium a few tenths) and
+``curling server`` must start fast with numpy alone. So registration happens when the registry
+is first imported: if it is already imported, at once; otherwise an import hook waits for
+``ray.tune.registry`` (env), ``ray.rllib.models.catalog`` (model) and
+``gymnasium.envs.registration`` (``Curling-v0``) and registers right after they load. Either way
+the order of ``import ray`` / ``import gymnasium`` and ``import rllib_curling`` does not matter.
+The id ``rllib_curling:Curling-v0`` makes gymnasium import this package, which then registers it
+at once (also inside RLlib's env runner processes).
 """
 
 from __future__ import annotations
@@ -26,12 +26,10 @@ GYM_ID = "Curling-v0"
 MODEL_NAME = "curling_net"
 
 
-def register_gymnasium() -> None:
+def _register_gymnasium(registration: ModuleType) -> None:
     """Register ``Curling-v0`` (usable as ``rllib_curling:Curling-v0``) with Gymnasium."""
-    import gymnasium
-
-    if GYM_ID not in gymnasium.registry:
-        gymnasium.register(id=GYM_ID, entry_point="rllib_curling.env:CurlingEnv")
+    if GYM_ID not in registration.registry:
+        registration.register(id=GYM_ID, entry_point="rllib_curling.env:CurlingEnv")
 
 
 def _make_env(env_config: object) -> object:
@@ -58,6 +56,7 @@ def _register_model(_catalog: ModuleType) -> None:
 
 
 _HOOKS: dict[str, Callable[[ModuleType], None]] = {
+    "gymnasium.envs.registration": _register_gymnasium,
     "ray.tune.registry": _register_env,
     "ray.rllib.models.catalog": _register_model,
 }
@@ -93,8 +92,7 @@ _FINDER = _AfterImport()
 
 
 def register_all() -> None:
-    """Register everything now or, for Ray, as soon as Ray's registries are imported."""
-    register_gymnasium()
+    """Register everything now, or as soon as Gymnasium's or Ray's registries are imported."""
     for name, callback in _HOOKS.items():
         if name in sys.modules:
             callback(sys.modules[name])
