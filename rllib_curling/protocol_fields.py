@@ -154,6 +154,15 @@ def _fields(cls: type) -> tuple[Any, ...]:
     return fields(cls)
 
 
+@functools.cache
+def _numbers_shape(cls: type) -> tuple[re.Pattern[str], tuple[bool, ...]]:
+    """A regex matching exactly the argument list of ``cls``, and which fields are ints."""
+    integer = tuple(f.type in ("int", int) for f in _fields(cls))
+    number = _NUMBER_RE.pattern
+    pattern = rf"\s*{number}(?:\s+{number}){{{len(integer) - 1}}}\s*" if integer else r"\s*"
+    return re.compile(pattern, re.ASCII), integer
+
+
 class _Numbers:
     """Arguments are the dataclass fields in order; ``int`` fields integral, ``float`` finite."""
 
@@ -172,6 +181,13 @@ class _Numbers:
 
     @classmethod
     def parse_args(cls, args: str) -> _Numbers:
+        shape = _numbers_shape(cls)
+        if shape[0].fullmatch(args):  # fast path: the right count of well-formed numbers
+            values = [float(t) for t in args.split()]
+            if all(map(math.isfinite, values)) and all(
+                v.is_integer() for v, is_int in zip(values, shape[1], strict=True) if is_int
+            ):
+                return cls(*(int(v) if i else v for v, i in zip(values, shape[1], strict=True)))
         tokens, names = args.split(), [f.name for f in _fields(cls)]
         if len(tokens) != len(names):
             raise ProtocolError(

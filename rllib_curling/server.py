@@ -44,6 +44,7 @@ import logging
 import signal
 import threading
 from collections.abc import Callable
+from typing import Any
 
 from rllib_curling.errors import ServerStartError
 from rllib_curling.server_config import ServerConfig
@@ -131,8 +132,18 @@ def run_server(
 
         await serve(config, on_listening=listening, stop_event=stop)
 
-    asyncio.run(main())
+    _run(main())
     return 0
+
+
+def _run(coroutine: Any) -> None:
+    """``asyncio.run`` on uvloop when it is installed (a faster event loop), else asyncio's."""
+    try:
+        import uvloop
+    except ImportError:
+        asyncio.run(coroutine)
+        return
+    uvloop.run(coroutine)
 
 
 def _watch_stdin(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> None:
