@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import gymnasium as gym
@@ -10,9 +9,9 @@ import numpy as np
 
 from rllib_curling import actions, rules, spaces
 from rllib_curling.client import CurlingClient
-from rllib_curling.env_config import CurlingEnvConfig, ServerAssigner
-from rllib_curling.errors import ConnectionLostError, ServerStartError
-from rllib_curling.server_process import ServerOptions, ServerProcess
+from rllib_curling.env_config import CurlingEnvConfig
+from rllib_curling.env_server import EnvServer
+from rllib_curling.errors import ConnectionLostError
 from rllib_curling.shots import ShotTables, shot_tables
 
 UNLIMITED_MAX_ENDS = 8
@@ -154,16 +153,14 @@ class CurlingEnv(gym.Env):
             n = 4 if self.config.sweep else 3
             self.action_space = gym.spaces.Box(-1.0, 1.0, (n,), np.float32)
         self._tables = shot_tables()
-        self._server: ServerProcess | None = None
-        self._server_seed = self.config.seed
-        self._token: Any = None
-        self._address: tuple[str, int] | None = None
+        self._server = EnvServer(self.config, self.worker_index)
         self._client: CurlingClient | None = None
         self._in_game = False
         self._scores_seen = 0
         self._potential = 0.0
         self._games = 0
         self._connections = 0
+        self._generation = 0
 
     @classmethod
     def from_env_context(cls, env_context: Any) -> CurlingEnv:
@@ -174,37 +171,13 @@ class CurlingEnv(gym.Env):
 
     @property
     def address(self) -> str | None:
-        return f"{self._address[0]}:{self._address[1]}" if self._address else None
-
-    def _ensure_server(self) -> tuple[str, int]:
-        if self.config.server != "auto":
-            if self._address is None:
-                self._address, self._token = ServerAssigner.acquire(self.config, self.worker_index)
-            return self._address
-        if self._server is None or not self._server.alive():
-            if self._server is not None:
-                self._server.stop()
-            options = ServerOptions(
-                host=self.config.host,
-                ends=self.config.ends,
-                seed=self._server_seed,
-                turn_timeout=self.config.turn_timeout,
-                log_dir=self.config.log_dir,
-                sweep_window_ms=2000 if self.config.sweep else 0,
-            )
-            self._server = None
-            if self._address is not None:  # a restart keeps the port when it is still free
-                try:
-                    self._server = ServerProcess(replace(options, port=self._address[1]))
-                except ServerStartError:
-                    pass
-            self._server = self._server or ServerProcess(options)
-            self._address = self._server.address
-            self._connections = 0
-        return self._address
+        """``"host:port"`` of the server this env plays on (None before the first reset)."""
+        return self._server.label
 
     def _connect(self) -> CurlingClient:
-        host, port = self._ensure_server()
+        host, port = self._server.ensure()
+        if self._server.generation != self._generation:  # a new private server: count afresh
+            self._generation, self._connections = self._server.generation, 0
         client = CurlingClient(
             host,
             port,
@@ -231,10 +204,7 @@ class CurlingEnv(gym.Env):
         if seed is not None and self.config.server == "auto":
             # A fresh private server with this seed: same seed and actions, same game.
             self._drop_connection()
-            if self._server is not None:
-                self._server.stop()
-                self._server = None
-            self._server_seed = seed
+            self._server.reseed(seed)
         if self._in_game or (self._client is not None and self._client.closed):
             self._drop_connection()  # abandon a game in progress: the server ends it
         for attempt in range(2):
@@ -296,11 +266,7 @@ class CurlingEnv(gym.Env):
 
     def close(self) -> None:
         self._drop_connection()
-        if self._server is not None:
-            self._server.stop()
-            self._server = None
-        ServerAssigner.release(self._token)
-        self._token = None
+        self._server.close()
         super().close()
 
     # -- encoding ------------------------------------------------------------------------------

@@ -29,9 +29,9 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from rllib_curling import actions, spaces
 from rllib_curling.client import CurlingClient
 from rllib_curling.env import observe, throw_for
-from rllib_curling.env_config import CurlingEnvConfig, ServerAssigner
+from rllib_curling.env_config import CurlingEnvConfig
+from rllib_curling.env_server import EnvServer
 from rllib_curling.errors import ConnectionLostError
-from rllib_curling.server_process import ServerOptions, ServerProcess
 from rllib_curling.shots import shot_tables
 
 AGENTS = ("player1", "player2")
@@ -54,9 +54,7 @@ class CurlingMultiAgentEnv(MultiAgentEnv):
         self.observation_spaces = {a: obs_space for a in AGENTS}
         self.action_spaces = {a: act_space for a in AGENTS}
         self._tables = shot_tables()
-        self._server: ServerProcess | None = None
-        self._address: tuple[str, int] | None = None
-        self._token: Any = None
+        self._server = EnvServer(self.config, self.worker_index)
         self._clients: dict[str, CurlingClient] = {}
         self._to_move: str | None = None
         self._scores_seen = {a: 0 for a in AGENTS}
@@ -65,30 +63,9 @@ class CurlingMultiAgentEnv(MultiAgentEnv):
     def from_env_context(cls, env_context: Any) -> CurlingMultiAgentEnv:
         return cls(env_context)
 
-    def _ensure_server(self) -> tuple[str, int]:
-        if self.config.server != "auto":
-            if self._address is None:
-                self._address, self._token = ServerAssigner.acquire(self.config, self.worker_index)
-            return self._address
-        if self._server is None or not self._server.alive():
-            if self._server is not None:
-                self._server.stop()
-            self._server = ServerProcess(
-                ServerOptions(
-                    host=self.config.host,
-                    ends=self.config.ends,
-                    seed=self.config.seed,
-                    turn_timeout=self.config.turn_timeout,
-                    log_dir=self.config.log_dir,
-                    sweep_window_ms=2000 if self.config.sweep else 0,
-                )
-            )
-            self._address = self._server.address
-        return self._address
-
     def _connect(self) -> None:
         self._disconnect()
-        host, port = self._ensure_server()
+        host, port = self._server.ensure()
         timeout = self.config.turn_timeout + 30.0
         for agent in AGENTS:  # the server seats in order of arrival: player1 first
             client = CurlingClient(
@@ -113,7 +90,7 @@ class CurlingMultiAgentEnv(MultiAgentEnv):
             self._connect()
             mover = self._pump(expect_game=True)
         if mover is None:
-            raise ConnectionLostError(f"no game could be started on {self._address}")
+            raise ConnectionLostError(f"no game could be started on {self._server.label}")
         self._to_move = mover
         self._scores_seen = {a: len(c.end_scores) for a, c in self._clients.items()}
         return {mover: observe(self._clients[mover])}, {mover: self._info(mover)}
@@ -154,13 +131,15 @@ class CurlingMultiAgentEnv(MultiAgentEnv):
                 elif event == "closed":
                     if expect_game:
                         return None
-                    raise ConnectionLostError(f"{self._address} closed {agent}'s connection")
+                    raise ConnectionLostError(f"{self._server.label} closed {agent}'s connection")
             if len(over) == len(self._clients):
                 return None
             waiting = [c for a, c in self._clients.items() if a not in over]
             ready, _, _ = select.select(waiting, [], [], timeout)
             if not ready:
-                raise ConnectionLostError(f"no message from {self._address} for {timeout:.0f} s")
+                raise ConnectionLostError(
+                    f"no message from {self._server.label} for {timeout:.0f} s"
+                )
 
     def _reward(self, agent: str, game_over: bool) -> float:
         client = self._clients[agent]
@@ -177,13 +156,9 @@ class CurlingMultiAgentEnv(MultiAgentEnv):
             "setstate": list(client.state) if client.state else None,
             "seat": client.seat,
             "score": client.totals,
-            "server": f"{self._address[0]}:{self._address[1]}" if self._address else None,
+            "server": self._server.label,
         }
 
     def close(self) -> None:
         self._disconnect()
-        if self._server is not None:
-            self._server.stop()
-            self._server = None
-        ServerAssigner.release(self._token)
-        self._token = None
+        self._server.close()

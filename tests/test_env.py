@@ -170,9 +170,9 @@ def test_env__killed_server_gives_clear_error_then_reset_recovers() -> None:
 def test_env__close_stops_the_private_server() -> None:
     env = CurlingEnv({"opponent": 0, "ends": 1})
     env.reset()
-    server = env._server
+    process = env._server.process
     env.close()
-    assert server is not None and not server.alive()
+    assert process is not None and not process.alive()
 
 
 def test_env__port_in_use_is_named_in_the_error() -> None:
