@@ -32,7 +32,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    return dispatch(build_parser(), argv)
+
+
+def dispatch(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
+    """Parse ``argv`` and run the chosen subcommand's ``func``; help and exit 2 without one."""
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

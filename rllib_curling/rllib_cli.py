@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rllib_curling.cli import dispatch
 from rllib_curling.commands import evaluate as evaluate_cmd
 
 
@@ -190,15 +191,7 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
-    try:
-        return int(args.func(args) or 0)
-    except KeyboardInterrupt:
-        return 130
+    return dispatch(build_parser(), argv)
 
 
 if __name__ == "__main__":
