@@ -57,7 +57,7 @@ def rgb_array(position: np.ndarray, my_parity: int, size_px: int = 400) -> np.nd
     ax.add_patch(_rect((0, 0), sheet.SHEET_WIDTH, sheet.SHEET_LENGTH, "#f4f8fb"))
     for radius, colour in zip(
         sorted(sheet.RING_RADII, reverse=True),
-        ("#1f77b4", "white", "#d62728", "white"),
+        ("#9ecae1", "white", "#fcbba1", "white"),
         strict=True,
     ):
         ax.add_patch(_circle((sheet.TEE_X, sheet.TEE_Y), radius, colour))
