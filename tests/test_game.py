@@ -9,25 +9,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+from positions import CENTRE_GUARD, GUARD, TX, at, pos
 
-from rllib_curling import rules, sheet
+from rllib_curling import rules
 from rllib_curling.errors import ConfigError, RuleError
 from rllib_curling.game import Game, GameConfig, GameState, Transition, first_seat_after
-
-TX, TY = sheet.TEE
-GUARD = (TX + 0.6, 7.5)
-CENTRE_GUARD = (TX, 7.5)
-
-
-def pos(**stones: tuple[float, float]) -> np.ndarray:
-    out = np.zeros((16, 2))
-    for name, xy in stones.items():
-        out[int(name[1:])] = xy
-    return out
-
-
-def at(d: float, angle: float = 0.0) -> tuple[float, float]:
-    return (TX + d * np.sin(angle), TY + d * np.cos(angle))
 
 
 def play_end(state: GameState, final: np.ndarray) -> Transition:
