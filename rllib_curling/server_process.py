@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 from rllib_curling.errors import ServerStartError
 
-START_TIMEOUT_S = 60.0
+#: A first start on a fresh install compiles the engine (numba); under load that takes a while.
+START_TIMEOUT_S = 180.0
 _LIVE: weakref.WeakSet[ServerProcess] = weakref.WeakSet()
 
 

@@ -23,6 +23,11 @@ ENV = {"opponent": 1, "ends": 1}
 def ray_session() -> Iterator[None]:
     import ray
 
+    from rllib_curling.server_process import ServerOptions, ServerProcess
+
+    # Start one server first, so the engine's compiled code is cached before env runners start
+    # several servers at once on 2 busy cores.
+    ServerProcess(ServerOptions()).stop()
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         yield
