@@ -20,7 +20,6 @@ Socket errors and silence longer than ``timeout`` raise ``ConnectionLostError``.
 from __future__ import annotations
 
 import logging
-import secrets
 import socket
 from collections import deque
 
@@ -54,7 +53,6 @@ class CurlingClient:
         self.timeout, self.connect_timeout = timeout, connect_timeout
         self.centerline_choice = centerline_choice
         self.nul = nul
-        self.session_id = secrets.token_hex(4)
         self._sock: socket.socket | None = None
         self._decoder = p.StreamDecoder(p.Direction.TO_CLIENT)
         self._inbox: deque[p.Message] = deque()

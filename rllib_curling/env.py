@@ -158,7 +158,6 @@ class CurlingEnv(gym.Env):
         self._in_game = False
         self._scores_seen = 0
         self._potential = 0.0
-        self._games = 0
         self._connections = 0
         self._generation = 0
 
@@ -223,7 +222,6 @@ class CurlingEnv(gym.Env):
         else:
             raise ConnectionLostError(f"no game could be started on {self.address}")
         self._in_game = True
-        self._games += 1
         self._scores_seen = len(self._client.end_scores)
         self._potential = self._house_potential()
         return self._observation(), self._info()
