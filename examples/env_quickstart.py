@@ -9,8 +9,6 @@ Expect: the env starts its own private curling server (no setup), prints the obs
 import gymnasium as gym
 import numpy as np
 
-import rllib_curling  # noqa: F401  (registers Curling-v0, "curling" and "curling_net")
-
 env = gym.make("rllib_curling:Curling-v0", opponent=2, render_mode="ansi", seed=7)
 print("observation space:", env.observation_space)
 print("action space:", env.action_space)

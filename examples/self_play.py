@@ -10,9 +10,9 @@ import argparse
 
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 
-import rllib_curling  # noqa: F401  (registers "curling_multi")
-from rllib_curling.models import module_spec
-from rllib_curling.training import algorithm_config
+import rllib_curling.rl  # noqa: F401  (registers "curling_multi" with Ray)
+from rllib_curling.rl.models import module_spec
+from rllib_curling.rl.training import algorithm_config
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--iterations", type=int, default=5)

@@ -11,8 +11,8 @@ import os
 
 from ray import tune
 
-import rllib_curling  # noqa: F401
-from rllib_curling.training import algorithm_config
+import rllib_curling.rl  # noqa: F401  (registers the env and the network with Ray)
+from rllib_curling.rl.training import algorithm_config
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--iterations", type=int, default=5)

@@ -1,35 +1,44 @@
 """rllib-curling: train digital-curling (数字冰壶) AIs with Ray RLlib.
 
-``import rllib_curling`` registers the env as ``"curling"`` with RLlib (and ``"curling_multi"``
-for self-play), as ``rllib_curling:Curling-v0`` with Gymnasium, and the network as
-``"curling_net"`` in RLlib's ModelCatalog (see ``rllib_curling.registration``).
+The package's layers, each a subpackage importing only the ones below it (docs/architecture.md):
+``physics`` → ``rules``/``game`` → ``aiming`` → ``bots`` / ``protocol`` → ``server`` / ``client`` →
+``env`` → ``rl`` → ``cli``.
+
+``import rllib_curling`` is light (numpy only; no Ray, torch or Gymnasium), so ``curling server``
+starts fast. Registration is explicit:
+
+- **Gymnasium**: ``gym.make("rllib_curling:Curling-v0", ...)`` imports this package, which
+  then imports ``rllib_curling.env``, which registers ``Curling-v0`` (so does any import of
+  ``rllib_curling.env``).
+- **Ray** (the ``"curling"`` / ``"curling_multi"`` envs, the ``"curling_net"`` ModelCatalog
+  model, the trainables): ``import rllib_curling.rl``. ``import rllib_curling`` does it too when
+  Ray is already imported, so ``from ray import tune`` then ``import rllib_curling`` works; the
+  ``rllib`` command does it by itself.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
-
-from rllib_curling.registration import register_all
 
 __version__ = "0.1.0"
 __all__ = ["CurlingEnv", "CurlingMultiAgentEnv", "__version__"]
 
 if TYPE_CHECKING:
-    from rllib_curling.env import CurlingEnv
-    from rllib_curling.multi_agent import CurlingMultiAgentEnv
+    from rllib_curling.env.curling_env import CurlingEnv
+    from rllib_curling.env.multi_agent import CurlingMultiAgentEnv
 
 
 def __getattr__(name: str) -> Any:
-    # The env imports gymnasium; keep `import rllib_curling` light for `curling server`.
-    if name == "CurlingEnv":
-        from rllib_curling.env import CurlingEnv
+    # The envs import gymnasium (and the multi-agent env Ray): load them on first access.
+    if name in ("CurlingEnv", "CurlingMultiAgentEnv"):
+        from rllib_curling import env
 
-        return CurlingEnv
-    if name == "CurlingMultiAgentEnv":
-        from rllib_curling.multi_agent import CurlingMultiAgentEnv
-
-        return CurlingMultiAgentEnv
+        return getattr(env, name)
     raise AttributeError(f"module 'rllib_curling' has no attribute {name!r}")
 
 
-register_all()
+if "gymnasium" in sys.modules:  # e.g. gym.make("rllib_curling:Curling-v0") importing us
+    import rllib_curling.env  # noqa: F401  (registers Curling-v0)
+if "ray" in sys.modules:  # Ray is in use already: register with it now
+    import rllib_curling.rl  # noqa: F401

@@ -41,7 +41,8 @@ from rllib_curling.errors import ConfigError, RuleError
 
 Seat = int
 Score = tuple[int, int]
-_BLANK_END_CHOICES = ("swap", "keep")
+#: Who throws first after a 0-0 end: "swap" the order (course template) or "keep" it.
+BLANK_END_CHOICES = ("swap", "keep")
 
 
 @dataclass(frozen=True)
@@ -58,9 +59,9 @@ class GameConfig:
         ok = isinstance(self.ends, int) and not isinstance(self.ends, bool)
         if not ok or (self.ends != -1 and self.ends < 1):
             raise ConfigError(f"ends must be a positive int or -1 (unlimited), got {self.ends!r}")
-        if self.blank_end not in _BLANK_END_CHOICES:
+        if self.blank_end not in BLANK_END_CHOICES:
             raise ConfigError(
-                f"blank_end must be one of {_BLANK_END_CHOICES}, got {self.blank_end!r}"
+                f"blank_end must be one of {BLANK_END_CHOICES}, got {self.blank_end!r}"
             )
 
     @property

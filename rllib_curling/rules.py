@@ -115,20 +115,46 @@ def remove_out_of_play(position: np.ndarray) -> np.ndarray:
 # --- scoring ------------------------------------------------------------------------------------
 
 
+def house_distances(positions: np.ndarray) -> np.ndarray:
+    """``(..., 16)``: distance to the tee of each stone in the house, ``inf`` for the others."""
+    pos = np.asarray(positions, dtype=np.float64)
+    return np.where(in_house(pos), distance_to_tee(pos), np.inf)
+
+
+def points_from_distances(dist: np.ndarray, mine: np.ndarray) -> np.ndarray:
+    """The end's score from one side, given ``house_distances`` ``(..., 16)``: ``(...)`` int64.
+
+    ``mine`` ``(16,)`` bool marks the rows of that side. Positive: that side scores so many
+    points; negative: the opponent does; 0: blank (empty house, or a tie for the nearest stone).
+    This is the one scoring rule of the package; every other scoring helper calls it.
+    """
+    dm = np.where(mine, dist, np.inf)
+    do = np.where(mine, np.inf, dist)
+    bm, bo = dm.min(axis=-1), do.min(axis=-1)
+    pm = (dm < bo[..., None]).sum(axis=-1)
+    po = (do < bm[..., None]).sum(axis=-1)
+    return np.where(bm < bo, pm, np.where(bo < bm, -po, 0)).astype(np.int64)
+
+
+def score_for_batch(positions: np.ndarray, parity: int) -> np.ndarray:
+    """``(...)`` int64: the score if the end ended now, from the view of the rows of ``parity``
+    (0 = even rows, the team throwing first; 1 = odd rows, the hammer); > 0 when they score."""
+    return points_from_distances(house_distances(positions), _ROWS % 2 == parity)
+
+
+def score_for(position: np.ndarray, parity: int) -> int:
+    """One position's ``score_for_batch``: points now from the view of the rows of ``parity``."""
+    return int(score_for_batch(as_position(position), parity))
+
+
 def score_end_batch(positions: np.ndarray) -> np.ndarray:
     """Points of each end if it ended now: ``(..., 16, 2)`` -> ``(..., 2)`` int64.
 
     Column 0 = the even team (throws first this end), column 1 = the odd team (hammer). At most
     one column is non-zero. See the module docstring for ties.
     """
-    pos = np.asarray(positions, dtype=np.float64)
-    dist = np.where(in_house(pos), distance_to_tee(pos), np.inf)  # (..., 16)
-    even, odd = dist[..., 0::2], dist[..., 1::2]
-    even_best = even.min(axis=-1)
-    odd_best = odd.min(axis=-1)
-    even_pts = np.where(even_best < odd_best, (even < odd_best[..., None]).sum(axis=-1), 0)
-    odd_pts = np.where(odd_best < even_best, (odd < even_best[..., None]).sum(axis=-1), 0)
-    return np.stack([even_pts, odd_pts], axis=-1).astype(np.int64)
+    even = score_for_batch(positions, 0)
+    return np.stack([np.maximum(even, 0), np.maximum(-even, 0)], axis=-1)
 
 
 def score_end(position: np.ndarray) -> tuple[int, int]:

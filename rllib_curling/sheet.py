@@ -49,6 +49,9 @@ RULE_LAST_SHOT = 4
 V_MAX = 6.0
 H_MAX = 2.23
 W_MAX = 15.7
+#: Sweeping distance limit (m after the mid-sheet line); the sweep window ends at the far hog
+#: line, about 11 m on, anyway.
+SWEEP_MAX = 12.0
 
 STONES_PER_END = 16
 STONES_PER_TEAM = 8

@@ -12,7 +12,7 @@ import pytest
 def server_pids() -> set[int]:
     """PIDs of `curling server` processes that this test session started (children or not)."""
     out = subprocess.run(
-        ["pgrep", "-f", "rllib_curling.cli server"], capture_output=True, text=True
+        ["pgrep", "-f", "rllib_curling server"], capture_output=True, text=True
     ).stdout
     return {int(p) for p in out.split()} - {os.getpid()}
 

@@ -1,5 +1,5 @@
 """Helpers of the server tests: a raw protocol client written from protocol.md alone, and
-controlled stand-ins for physics and bots (installed with ``install_fake_engine``).
+controlled stand-ins for physics and bots that a test installs on purpose (``fake_engine``).
 
 The raw client deliberately does not use ``rllib_curling.protocol``: it reads the socket byte by
 byte up to each NUL and splits on spaces, like the course's sample clients.
@@ -8,7 +8,6 @@ byte up to each NUL and splits on spaces, like the course's sample clients.
 from __future__ import annotations
 
 import socket
-import sys
 import time
 import types
 from collections.abc import Callable
@@ -190,46 +189,22 @@ class FakeBot:
 
 
 def fake_physics_module() -> types.ModuleType:
-    mod = types.ModuleType("rllib_curling.physics")
+    mod = types.ModuleType("fake_physics")
     mod.simulate = _fake_simulate  # type: ignore[attr-defined]
     mod.clamp_throw = _clamp_throw  # type: ignore[attr-defined]
     return mod
 
 
-def fake_bots_module() -> types.ModuleType:
-    mod = types.ModuleType("rllib_curling.bots")
-    mod.make_bot = FakeBot  # type: ignore[attr-defined]
-    return mod
+def install_fake_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Give the server's matches the controlled stand-ins for physics and bots, for one test.
 
+    A deliberate test double for the tests that need exact, scripted outcomes (centre-line
+    fouls, sweep timing); every other server test plays on the real engine and bots.
+    """
+    from rllib_curling.server import match, players
 
-def real_physics_available() -> bool:
-    try:
-        import rllib_curling.physics as physics
-    except Exception:
-        return False
-    return hasattr(physics, "simulate") and hasattr(physics, "clamp_throw")
-
-
-def real_bots_available() -> bool:
-    try:
-        import rllib_curling.bots as bots
-    except Exception:
-        return False
-    return hasattr(bots, "make_bot")
-
-
-def install_fake_engine(monkeypatch: pytest.MonkeyPatch, *, physics: bool, bots: bool) -> None:
-    """Replace physics and/or bots by the stand-ins for one test."""
-    import rllib_curling
-
-    for flag, name, make in (
-        (physics, "physics", fake_physics_module),
-        (bots, "bots", fake_bots_module),
-    ):
-        if flag:
-            module = make()
-            monkeypatch.setitem(sys.modules, f"rllib_curling.{name}", module)
-            monkeypatch.setattr(rllib_curling, name, module, raising=False)
+    monkeypatch.setattr(match, "load_physics", fake_physics_module)
+    monkeypatch.setattr(players, "make_bot", FakeBot)
 
 
 def wait_until(pred: Callable[[], bool], timeout: float = 10.0) -> bool:

@@ -1,14 +1,16 @@
-"""Tests of the built-in bots (rllib_curling.bots, bots_rules, bots_search, bots_eval)."""
+"""Tests of the built-in bots (rllib_curling.bots: levels, simple, scripted, search, evaluation)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from rllib_curling import bots, bots_eval, rules, sheet
-from rllib_curling.bots import LEVELS, make_bot
+from rllib_curling import rules, sheet
+from rllib_curling.aiming.tables import path_x, shot_tables
+from rllib_curling.bots import LEVELS, Bot, make_bot
+from rllib_curling.bots import evaluation as bots_eval
+from rllib_curling.bots.simple import RANDOM_V
 from rllib_curling.game import Game, GameConfig, GameState
-from rllib_curling.shots import shot_tables
 
 TX, TY = sheet.TEE
 
@@ -47,13 +49,13 @@ STATES = {
 
 
 @pytest.fixture(scope="module")
-def all_bots() -> dict[int, bots.Bot]:
+def all_bots() -> dict[int, Bot]:
     return {level: make_bot(level) for level in LEVELS}
 
 
 @pytest.mark.parametrize("name", sorted(STATES))
 def test_choose__every_level_throws_within_the_platform_ranges(
-    all_bots: dict[int, bots.Bot], name: str
+    all_bots: dict[int, Bot], name: str
 ) -> None:
     state = STATES[name]
     for level, bot in all_bots.items():
@@ -67,7 +69,7 @@ def test_choose__every_level_throws_within_the_platform_ranges(
 
 
 @pytest.mark.parametrize("level", LEVELS)
-def test_choose__same_rng_same_throw(all_bots: dict[int, bots.Bot], level: int) -> None:
+def test_choose__same_rng_same_throw(all_bots: dict[int, Bot], level: int) -> None:
     state = STATES["crowded house"]
     first = all_bots[level].choose(state, np.random.default_rng(7))
     again = make_bot(level).choose(state, np.random.default_rng(7))
@@ -99,7 +101,7 @@ def test_level0__every_stone_ends_out_of_play() -> None:
 def test_level1__throws_vary_over_the_ranges() -> None:
     bot, rng = make_bot(1), np.random.default_rng(0)
     throws = np.array([bot.choose(GameState(), rng) for _ in range(200)])
-    assert throws[:, 0].min() >= bots.RANDOM_V[0] and throws[:, 0].max() <= bots.RANDOM_V[1]
+    assert throws[:, 0].min() >= RANDOM_V[0] and throws[:, 0].max() <= RANDOM_V[1]
     assert throws[:, 0].std() > 0.5 and throws[:, 1].std() > 0.4
     assert (throws[:, 2] > 0).any() and (throws[:, 2] < 0).any()
 
@@ -161,7 +163,7 @@ def test_path_x__matches_the_scalar_tables() -> None:
     tables = shot_tables()
     for v, w, y in [(3.0, 1.57, 4.88), (4.5, -1.57, 7.0), (2.6, 3.0, 9.0), (5.9, 0.5, 3.0)]:
         want = sheet.RELEASE_X + 0.2 + tables.lateral(v, w, y)
-        assert bots.path_x(tables, v, 0.2, w, y) == pytest.approx(want, abs=1e-9)
+        assert path_x(tables, v, 0.2, w, y) == pytest.approx(want, abs=1e-9)
 
 
 def test_evaluate__prefers_our_stone_on_the_button() -> None:

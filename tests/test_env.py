@@ -13,7 +13,7 @@ from gymnasium.utils.env_checker import check_env
 import rllib_curling  # noqa: F401
 from rllib_curling.env import CurlingEnv
 from rllib_curling.errors import ConnectionLostError, ServerStartError
-from rllib_curling.server_process import ServerOptions, ServerProcess
+from rllib_curling.server.process import ServerOptions, ServerProcess
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.usefixtures("no_leftover_servers")]
 
@@ -185,7 +185,7 @@ def test_env__port_in_use_is_named_in_the_error() -> None:
 
 
 def test_multi_agent__random_game_for_both_seats() -> None:
-    from rllib_curling.multi_agent import CurlingMultiAgentEnv
+    from rllib_curling.env.multi_agent import CurlingMultiAgentEnv
 
     env = CurlingMultiAgentEnv({"ends": 1, "action": "discrete"})
     try:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rllib_curling.env_config import CurlingEnvConfig, ServerAssigner
+from rllib_curling.env.config import CurlingEnvConfig
+from rllib_curling.env.servers import ServerAssigner
 from rllib_curling.errors import ConfigError
 
 

@@ -252,22 +252,12 @@ def test_step__calls_physics_simulate_then_settles(monkeypatch: pytest.MonkeyPat
 # --- with real physics --------------------------------------------------------------------------
 
 
-@pytest.fixture
-def physics() -> None:
-    """Skip while ``rllib_curling.physics`` (written concurrently) has no ``simulate`` yet."""
-    module = pytest.importorskip("rllib_curling.physics")
-    if not hasattr(module, "simulate"):
-        pytest.skip("rllib_curling.physics.simulate is not available yet")
-
-
-@pytest.mark.usefixtures("physics")
 def test_step__draw_stops_in_play_without_noise() -> None:
     t = Game.step(Game.init(), (3.0, 0.0, 0.0), noise=False)
     assert t.thrown_rest is not None and t.state.shot == 1
     assert rules.distance_to_tee(t.thrown_rest) < 2.0
 
 
-@pytest.mark.usefixtures("physics")
 def test_step__random_game_reaches_terminal_with_consistent_totals() -> None:
     rng = np.random.default_rng(7)
     state = Game.init(GameConfig(ends=4))

@@ -350,7 +350,7 @@ def test_rigid_jump__equals_tick_by_tick_friction() -> None:
 
 
 def test_cli_simulate__json_draw_rests_near_the_tee(capsys: pytest.CaptureFixture[str]) -> None:
-    from rllib_curling.cli import main
+    from rllib_curling.cli.curling import main
 
     assert main(["simulate", "--v", "3", "--h", "0", "--w", "0", "--no-noise", "--json"]) == 0
     (rec,) = json.loads(capsys.readouterr().out)
@@ -361,7 +361,7 @@ def test_cli_simulate__json_draw_rests_near_the_tee(capsys: pytest.CaptureFixtur
 def test_cli_simulate__throws_file_compares_with_its_rest_points(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from rllib_curling.cli import main
+    from rllib_curling.cli.curling import main
 
     csv_file = tmp_path / "t.csv"
     csv_file.write_text(
@@ -389,7 +389,7 @@ def test_cli_simulate__throws_file_compares_with_its_rest_points(
 def test_cli_simulate__bad_input_exits_2_with_a_message(
     argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from rllib_curling.cli import main
+    from rllib_curling.cli.curling import main
 
     assert main(["simulate", *argv]) == 2
     err = capsys.readouterr().err

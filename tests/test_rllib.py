@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-import rllib_curling  # noqa: F401
-from rllib_curling import rllib_cli, training
+from rllib_curling.cli import rllib as rllib_cli
+from rllib_curling.rl import training
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
@@ -23,7 +23,7 @@ ENV = {"opponent": 1, "ends": 1}
 def ray_session() -> Iterator[None]:
     import ray
 
-    from rllib_curling.server_process import ServerOptions, ServerProcess
+    from rllib_curling.server.process import ServerOptions, ServerProcess
 
     # Start one server first, so the engine's compiled code is cached before env runners start
     # several servers at once on 2 busy cores.
@@ -178,7 +178,7 @@ def test_rllib_train__yaml_file_with_stop_override(
 def test_tune_sweep__two_trials_one_iteration_each(
     ray_session: None, tmp_path: Path, no_leftover_servers: None
 ) -> None:
-    from rllib_curling.tuning import run_experiment
+    from rllib_curling.rl.tuning import run_experiment
 
     config = json.loads(SMALL_CONFIG)
     config["lr"] = {"grid_search": [1.0e-4, 5.0e-4]}
@@ -205,10 +205,10 @@ def test_curling_play__whole_game_on_a_test_server(
     import subprocess
     import sys
 
-    from rllib_curling.cli import main as curling_main
+    from rllib_curling.cli.curling import main as curling_main
 
     server = subprocess.Popen(
-        [sys.executable, "-m", "rllib_curling.cli", "server", "--tcp-port", "0", "--announce",
+        [sys.executable, "-m", "rllib_curling", "server", "--tcp-port", "0", "--announce",
          "--games", "1", "--ends", "2", "--exit-with-parent"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     )  # fmt: skip

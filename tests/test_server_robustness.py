@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from server_helpers import RawClient, Transcript, check_game_order
 
-from rllib_curling import records
+from rllib_curling.server import records
 
 pytestmark = pytest.mark.timeout(60)
-pytest_plugins = ("server_fixtures",)  # fixtures: engine, fake_engine, start_server
+pytest_plugins = ("server_fixtures",)  # fixtures: fake_engine, start_server
 
 GARBAGE = [
     os.urandom(200),
@@ -57,7 +57,7 @@ def send_framed(client: RawClient, data: bytes) -> None:
     client.sock.sendall(data.replace(b"\0", b"") + b"\0" if data.strip(b"\0") else data)
 
 
-def test_garbage_and_bad_bestshots__are_ignored(start_server: Any, engine: str) -> None:
+def test_garbage_and_bad_bestshots__are_ignored(start_server: Any) -> None:
     server = start_server(ends=1)
     port = server.address[1]
 
@@ -84,7 +84,7 @@ def test_garbage_and_bad_bestshots__are_ignored(start_server: Any, engine: str) 
     assert_new_pair_can_play(port)
 
 
-def test_bestshot_out_of_turn__is_ignored(start_server: Any, engine: str) -> None:
+def test_bestshot_out_of_turn__is_ignored(start_server: Any) -> None:
     server = start_server(ends=1)
     port = server.address[1]
     a = RawClient(port, "k", name="a")
@@ -114,7 +114,7 @@ def test_bestshot_out_of_turn__is_ignored(start_server: Any, engine: str) -> Non
     assert_new_pair_can_play(port)
 
 
-def test_flood__and_oversize_messages_keep_memory_bounded(start_server: Any, engine: str) -> None:
+def test_flood__and_oversize_messages_keep_memory_bounded(start_server: Any) -> None:
     server = start_server(ends=1)
     port = server.address[1]
     flooded = {"done": False}
@@ -141,7 +141,7 @@ def test_flood__and_oversize_messages_keep_memory_bounded(start_server: Any, eng
 
 
 def test_vanishing_client__other_seat_wins_and_seats_free_again(
-    start_server: Any, engine: str, tmp_path: Path
+    start_server: Any, tmp_path: Path
 ) -> None:
     server = start_server(ends=4, log_dir=str(tmp_path))
     port = server.address[1]
@@ -172,9 +172,7 @@ def test_vanishing_client__other_seat_wins_and_seats_free_again(
     assert games[0]["results"] == ["WIN", "LOSE"]
 
 
-def test_client_vanishing_against_a_bot__frees_the_seat_at_once(
-    start_server: Any, engine: str
-) -> None:
+def test_client_vanishing_against_a_bot__frees_the_seat_at_once(start_server: Any) -> None:
     server = start_server(ends=4)
     port = server.address[1]
     c = RawClient(port, "k:2")
@@ -185,7 +183,7 @@ def test_client_vanishing_against_a_bot__frees_the_seat_at_once(
     assert_new_pair_can_play(port)  # seated (after waiting for the old match to end)
 
 
-def test_silent_client__no_readyok_frees_the_seats(start_server: Any, engine: str) -> None:
+def test_silent_client__no_readyok_frees_the_seats(start_server: Any) -> None:
     server = start_server(ends=1, ready_timeout=0.3)
     port = server.address[1]
     a = RawClient(port, "k:2")
@@ -198,7 +196,7 @@ def test_silent_client__no_readyok_frees_the_seats(start_server: Any, engine: st
     assert_new_pair_can_play(port)
 
 
-def test_disconnect_before_seating__is_harmless(start_server: Any, engine: str) -> None:
+def test_disconnect_before_seating__is_harmless(start_server: Any) -> None:
     server = start_server(ends=1)
     port = server.address[1]
     for _ in range(5):

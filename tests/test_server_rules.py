@@ -19,7 +19,7 @@ import pytest
 from server_helpers import RawClient, Transcript
 
 pytestmark = pytest.mark.timeout(60)
-pytest_plugins = ("server_fixtures",)  # fixtures: engine, fake_engine, start_server
+pytest_plugins = ("server_fixtures",)  # fixtures: fake_engine, start_server
 
 OUT = "BESTSHOT 0.5 0 0"  # stops short of the hog line: out of play
 GUARD = (2.3506, 8.0)  # in the free guard zone, on the path of a straight throw with h = 0
@@ -37,7 +37,7 @@ def row(position: list[float], k: int) -> tuple[float, float]:
     return position[2 * k], position[2 * k + 1]
 
 
-def test_free_guard_zone__knocked_out_guard_is_restored(start_server: Any, engine: str) -> None:
+def test_free_guard_zone__knocked_out_guard_is_restored(start_server: Any) -> None:
     server = start_server(ends=1)
     seen: dict[int, list[float]] = {}
 
@@ -66,7 +66,7 @@ def test_free_guard_zone__knocked_out_guard_is_restored(start_server: Any, engin
     assert len(t.results) == 1
 
 
-def test_debug_resetstate__needs_the_callers_parity(start_server: Any, engine: str) -> None:
+def test_debug_resetstate__needs_the_callers_parity(start_server: Any) -> None:
     server = start_server(ends=1)
 
     def reset_state(client: RawClient, msg: str) -> bool:
@@ -155,7 +155,7 @@ def first_stone(port: int, sweep: float | None) -> tuple[float, float]:
     return row(c.t.positions[1], 0)
 
 
-def test_sweep__changes_the_landing_with_the_same_seed(start_server: Any, engine: str) -> None:
+def test_sweep__changes_the_landing_with_the_same_seed(start_server: Any) -> None:
     plain = first_stone(start_server(ends=1, seed=5, sweep_window=2.0).address[1], None)
     again = first_stone(start_server(ends=1, seed=5, sweep_window=2.0).address[1], None)
     swept = first_stone(start_server(ends=1, seed=5, sweep_window=2.0).address[1], 6.0)

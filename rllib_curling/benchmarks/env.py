@@ -48,12 +48,14 @@ def _play_games(env: Any, games: int) -> int:
 
 
 def _direct_steps_per_s(games: int, seed: int) -> float:
-    from rllib_curling import actions, bots, spaces
+    from rllib_curling.aiming.tables import shot_tables
+    from rllib_curling.aiming.templates import TEMPLATES, template_throw
+    from rllib_curling.bots import make_bot
     from rllib_curling.game import Game, GameConfig
-    from rllib_curling.shots import shot_tables
+    from rllib_curling.observation import encode_observation
 
     tables = shot_tables()
-    bot = bots.make_bot(2)
+    bot = make_bot(2)
     rng = np.random.default_rng(seed)
     steps, start = 0, time.perf_counter()
     for game in range(games):
@@ -62,14 +64,12 @@ def _direct_steps_per_s(games: int, seed: int) -> float:
         while not state.is_terminal:
             if state.next_seat == me:
                 parity = state.seat_parity(me)
-                throw = actions.discrete_throw(
-                    steps % len(actions.TEMPLATES), state.position, parity, tables
-                )
+                throw = template_throw(steps % len(TEMPLATES), state.position, parity, tables)
                 state = Game.step(state, throw, rng).state
                 if not state.is_terminal:
                     totals = state.totals
                     diff = totals[me] - totals[1 - me]
-                    spaces.encode_observation(
+                    encode_observation(
                         state.position, state.shot, state.end, 4, state.seat_parity(me), diff
                     )
                 steps += 1

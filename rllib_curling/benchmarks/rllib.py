@@ -18,7 +18,7 @@ import time
 def _sampled_steps_per_s(runners: int, steps: int, repeats: int) -> float:
     import ray
 
-    from rllib_curling.training import algorithm_config
+    from rllib_curling.rl.training import algorithm_config
 
     config = algorithm_config(
         "PPO", env_config={"opponent": 2, "action": "discrete"}, num_env_runners=runners

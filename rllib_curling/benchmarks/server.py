@@ -49,7 +49,7 @@ def _cpu_seconds(pid: int) -> float:
 
 def _start_server(games: int, ends: int, seed: int, cpu: int | None) -> tuple[object, int]:
     cmd = [
-        sys.executable, "-m", "rllib_curling.cli", "server", "--tcp-port", "0", "--announce",
+        sys.executable, "-m", "rllib_curling", "server", "--tcp-port", "0", "--announce",
         "--exit-with-parent", "--games", str(games), "--ends", str(ends), "--seed", str(seed),
     ]  # fmt: skip
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE)

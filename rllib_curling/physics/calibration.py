@@ -5,7 +5,7 @@ rest) and ``official_midsheet.csv`` (v, h, w, x, y, vx, vy, spin: its MOTIONINFO
 squares fits to throws on the course platform's official server (see the project's
 ``shared/calibration/README.md``); valid for v 2.75-3.25, |h| <= 0.45, |w| <= 1.5, sweep 0-12.
 :func:`evaluate` simulates them noise-free and returns the figures that tests, the fitting
-script (``benchmarks/fit_platform_ice.py``) and ``curling simulate`` report.
+script (``measurements/fit_platform_ice.py``) and ``curling simulate`` report.
 """
 
 from __future__ import annotations

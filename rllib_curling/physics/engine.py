@@ -39,7 +39,7 @@ from rllib_curling.physics.kernel import run_batch, run_shot
 THROW_NAMES = ("v", "h", "w", "sweep")
 #: Lower and upper clamp of each throw component, as the platform clamps BESTSHOT.
 THROW_LOW = np.array([0.0, -sheet.H_MAX, -sheet.W_MAX, 0.0])
-THROW_HIGH = np.array([sheet.V_MAX, sheet.H_MAX, sheet.W_MAX, 12.0])
+THROW_HIGH = np.array([sheet.V_MAX, sheet.H_MAX, sheet.W_MAX, sheet.SWEEP_MAX])
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ Sources quoted below:
   (``WildPickledPepper/curling``, ``docs/unity_reverse/00``, ``01``, ``02``, ``04``), read to
   learn the model's structure; no code or text of theirs is in this package.
 - *physics.md*: ``shared/spec/physics.md`` of this project.
-- *fit*: ``benchmarks/fit_platform_ice.py``, fitted to ``rllib_curling/data/official_*.csv``
+- *fit*: ``measurements/fit_platform_ice.py``, fitted to ``rllib_curling/data/official_*.csv``
   (the calibration tables, noise off).
 
 A model is a frozen dataclass, so it can be hashed: the engine caches the friction lookup table
@@ -106,7 +106,7 @@ class IceModel:
         return replace(self, **changes)
 
 
-#: The course platform's ice. The four numbers below came from benchmarks/fit_platform_ice.py
+#: The course platform's ice. The four numbers below came from measurements/fit_platform_ice.py
 #: run on rllib_curling/data/official_landing.csv and official_midsheet.csv (noise off); the
 #: nominal values were 1.0, 1.0, 0.2 and 0.0006. Figures reached: landing RMS 0.016 m (worst
 #: 0.038 m) over the 120 no-sweep rows, 0.067 m over the 27 sweep rows; MOTIONINFO speed within

@@ -1,0 +1,72 @@
+"""Candidate throws of the searching bots: draws to a grid, guards, hits on every stone, and
+the shot templates. Levels 4 (its last stone) to 8 draw their candidates from here.
+
+``SearchSpec`` says how many: the spacing of the draw grid, the guard points, the hit speeds
+(``0.0`` = tap weight: a draw that would stop ``TAP_DEPTH`` behind the target), the contact
+offsets and the spins; plus how the search judges them (used by ``search``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from rllib_curling import rules, sheet
+from rllib_curling.aiming.tables import ShotTables, aim_h, draw_speeds
+from rllib_curling.aiming.templates import TAP_DEPTH, TEMPLATES, template_throw
+
+TX, TY = sheet.TEE
+
+
+@dataclass(frozen=True)
+class SearchSpec:
+    """How hard a search bot looks; see the module docstring for the steps."""
+
+    templates: bool = False
+    draw_step: float = 0.4
+    guard_xs: tuple[float, ...] = (-0.8, -0.3, 0.0, 0.3, 0.8)
+    guard_ys: tuple[float, ...] = (7.2, 8.4)
+    spins: tuple[float, ...] = (np.pi / 2, -np.pi / 2)
+    hit_speeds: tuple[float, ...] = (0.0, 4.5)  # 0.0 = tap weight (stops TAP_DEPTH behind)
+    hit_offsets: tuple[float, ...] = (-0.12, 0.0, 0.12)
+    top_k: int = 0
+    samples: int = 0
+    simple: bool = False
+    win_prob: bool = False
+    reply: int = 0
+
+
+def draw_candidates(tables: ShotTables, spec: SearchSpec) -> np.ndarray:
+    """(N, 4) draws to a grid of house points and to guard points, with each spin of ``spec``."""
+    r = np.arange(-1.8, 1.8 + 1e-9, spec.draw_step)
+    gx, gy = np.meshgrid(r, r)
+    keep = np.hypot(gx, gy) < 1.85
+    xs = np.concatenate([TX + gx[keep], TX + np.repeat(spec.guard_xs, len(spec.guard_ys))])
+    ys = np.concatenate([TY + gy[keep], np.tile(spec.guard_ys, len(spec.guard_xs))])
+    out = []
+    for w in spec.spins:
+        v = draw_speeds(tables, ys, w)
+        out.append(np.stack([v, aim_h(tables, xs, ys, v, w), np.full_like(v, w), 0 * v], 1))
+    return np.concatenate(out)
+
+
+def hit_candidates(tables: ShotTables, position: np.ndarray, spec: SearchSpec) -> np.ndarray:
+    """(N, 4) hits on every stone in play: each speed, contact offset and spin of ``spec``."""
+    stones = position[rules.in_play(position)]
+    if len(stones) == 0:
+        return np.zeros((0, 4))
+    out = []
+    for w in spec.spins:
+        for speed in spec.hit_speeds:
+            v = draw_speeds(tables, stones[:, 1] - TAP_DEPTH, w) if speed == 0.0 else None
+            v = np.full(len(stones), speed) if v is None else v
+            for dx in spec.hit_offsets:
+                h = aim_h(tables, stones[:, 0] + dx, stones[:, 1], v, w)
+                out.append(np.stack([v, h, np.full_like(v, w), 0 * v], axis=1))
+    return np.concatenate(out)
+
+
+def template_candidates(tables: ShotTables, position: np.ndarray, parity: int) -> np.ndarray:
+    """(len(TEMPLATES), 4): every shot template's throw for this position."""
+    return np.array([template_throw(i, position, parity, tables) for i in range(len(TEMPLATES))])

@@ -1,0 +1,162 @@
+"""Search bots, levels 5–8: simulate many candidate throws with the batch engine and keep the best.
+
+One decision:
+
+1. **Candidates** ``(N, 4)``: level 5 takes the shot templates (``aiming.templates.TEMPLATES``);
+   levels 6–8 generate draws to a grid of points in the house, guards in the free guard zone,
+   and hits on every stone in play (tap weight and firmer, straight on and thin on either side),
+   each with both curls. A throw-away (``bots.DUMB_THROW``) is always among them.
+2. **Screen**: every candidate once, noise off; outcomes go through ``rules.resolve_shot_batch``
+   (free guard zone restore; a centre-line foul counts as the worse of KEEP and RESET for us).
+3. **Re-judge** (level 8): the best ``top_k`` again with ``samples`` noisy throws each; the
+   mean value decides.
+4. **Reply** (levels 7, 8; a two-ply search): the best ``reply`` candidates are judged by the
+   opponent's best answer among its own candidates (``REPLY_SPEC``, about 250 throws, noise
+   off), each answer judged from the opponent's view; on our last stone before the opponent's
+   hammer this is exact.
+
+Values come from ``evaluation``: the heuristic expected end score (levels 5–7), or the chance to
+win the game over its two branches (level 8).
+
+| level | candidates                          | screen | re-judge   | replies     | ~sims/shot |
+|-------|-------------------------------------|--------|------------|-------------|------------|
+| 5     | every shot template                 | yes    | —          | —           | ~40        |
+| 6     | ~120 draws, ~10 guards, 12 hits/stone, 2 spins | yes | —     | —           | ~250       |
+| 7     | as 6                                | yes    | —          | best 3      | ~1000      |
+| 8     | ~270 draws/guards, 40 hits/stone    | yes    | 12 × 6     | best 6      | ~2200      |
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from rllib_curling import rules, sheet
+from rllib_curling.aiming.tables import ShotTables, shot_tables
+from rllib_curling.bots.base import DUMB_THROW, Bot, Throw, finish
+from rllib_curling.bots.candidates import (
+    SearchSpec,
+    draw_candidates,
+    hit_candidates,
+    template_candidates,
+)
+from rllib_curling.bots.evaluation import EvalContext, end_branches, evaluate, win_value
+from rllib_curling.game import GameState
+
+SPECS: dict[int, SearchSpec] = {
+    5: SearchSpec(templates=True),
+    6: SearchSpec(),
+    7: SearchSpec(reply=3),
+    8: SearchSpec(
+        draw_step=0.3,
+        guard_ys=(6.8, 7.6, 8.6),
+        hit_speeds=(0.0, 3.8, 4.6, 5.6),
+        hit_offsets=(-0.2, -0.1, 0.0, 0.1, 0.2),
+        top_k=12,
+        samples=6,
+        win_prob=True,
+        reply=6,
+    ),
+}
+#: The opponent's answers that levels 7 and 8 try against each of their best candidates.
+REPLY_SPEC = SearchSpec()
+NAMES = {5: "template search", 6: "search", 7: "search with replies", 8: "deep search"}
+
+
+def outcomes(
+    state: GameState, throws: np.ndarray, rng: np.random.Generator | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Positions after ``throws`` from ``state`` (rules applied) and their centre-line fouls."""
+    from rllib_curling import physics
+
+    noise = rng is not None
+    result = physics.simulate_batch(state.position, state.shot, throws, rng, noise=noise)
+    positions, _, centre = rules.resolve_shot_batch(state.position, result.positions, state.shot)
+    return positions, centre
+
+
+class SearchBot(Bot):
+    """Levels 5–8 (``SPECS``)."""
+
+    def __init__(self, level: int, spec: SearchSpec | None = None) -> None:
+        if spec is None and level not in SPECS:
+            raise ValueError(f"SearchBot levels are {sorted(SPECS)}, got {level!r}")
+        self.level = level
+        self.spec = spec if spec is not None else SPECS[level]
+        self.name = NAMES.get(level, "search")
+        self._draws: np.ndarray | None = None
+        self._reply_draws: np.ndarray | None = None
+
+    def candidates(self, state: GameState, tables: ShotTables) -> np.ndarray:
+        """(N, 4) candidate throws for ``state`` (see the module docstring)."""
+        spec = self.spec
+        parity = state.seat_parity(state.next_seat)
+        if spec.templates:
+            found = template_candidates(tables, state.position, parity)
+        else:
+            if self._draws is None:
+                self._draws = draw_candidates(tables, spec)
+            found = np.concatenate([self._draws, hit_candidates(tables, state.position, spec)])
+        found = np.concatenate([found, np.array([DUMB_THROW])])
+        found[:, 0] = np.clip(found[:, 0], 0.0, sheet.V_MAX)
+        return found
+
+    def values(
+        self, state: GameState, throws: np.ndarray, rng: np.random.Generator | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Value of each throw's outcome (one noisy or noise-free sample) and the outcomes."""
+        ctx = EvalContext.of(state)
+        positions, centre = outcomes(state, throws, rng)
+        value = evaluate(positions, ctx, simple=self.spec.simple, win_prob=self.spec.win_prob)
+        if centre.any():  # the opponent (fouled) picks the worse of KEEP and RESET for us
+            reset = rules.restored_position(state.position, state.shot)[None]
+            worst = evaluate(reset, ctx, simple=self.spec.simple, win_prob=self.spec.win_prob)
+            value = np.where(centre, np.minimum(value, worst[0]), value)
+        return value, positions
+
+    def choose(self, state: GameState, rng: np.random.Generator) -> Throw:
+        tables = shot_tables()
+        spec = self.spec
+        throws = self.candidates(state, tables)
+        value, positions = self.values(state, throws, None)
+        order = np.argsort(-value, kind="stable")
+        if spec.top_k and spec.samples:
+            top = order[: spec.top_k]
+            noisy, _ = self.values(state, np.repeat(throws[top], spec.samples, axis=0), rng)
+            mean = noisy.reshape(len(top), spec.samples).mean(axis=1)
+            order = top[np.argsort(-mean, kind="stable")]
+        if spec.reply and state.shot < sheet.STONES_PER_END - 1:
+            order = self._by_replies(state, tables, order[: spec.reply], positions)
+        return finish(*throws[order[0]])
+
+    def _by_replies(
+        self, state: GameState, tables: ShotTables, top: np.ndarray, positions: np.ndarray
+    ) -> np.ndarray:
+        """``top`` re-ordered by their value after the opponent's best answer (noise off)."""
+        from rllib_curling import physics
+
+        ctx = EvalContext.of(state)
+        theirs = dataclasses.replace(
+            ctx, parity=1 - ctx.parity, n_left=ctx.n_left - 1, hammer=not ctx.hammer, diff=-ctx.diff
+        )
+        ours = dataclasses.replace(ctx, n_left=ctx.n_left - 1)
+        if self._reply_draws is None:
+            self._reply_draws = draw_candidates(tables, REPLY_SPEC)
+        befores, throws, owner = [], [], []
+        for i, k in enumerate(top):
+            answers = [self._reply_draws, hit_candidates(tables, positions[k], REPLY_SPEC)]
+            answers = np.concatenate([*answers, [DUMB_THROW]])
+            befores.append(np.broadcast_to(positions[k], (len(answers), 16, 2)))
+            throws.append(answers)
+            owner.append(np.full(len(answers), i))
+        before, owner = np.concatenate(befores), np.concatenate(owner)
+        after = physics.simulate_batch(
+            before, state.shot + 1, np.concatenate(throws), None, noise=False
+        )
+        final, _, _ = rules.resolve_shot_batch(before, after.positions, state.shot + 1)
+        values, probs = end_branches(final, theirs)
+        value = win_value(-values, probs, ours) if self.spec.win_prob else -(values * probs).sum(-1)
+        worst = np.full(len(top), np.inf)
+        np.minimum.at(worst, owner, value)
+        return top[np.argsort(-worst, kind="stable")]

@@ -1,0 +1,225 @@
+"""``curling match A B``: headless games between two players, hammer alternating.
+
+A player is a built-in bot level (``3`` or ``bot:3``) or ``tcp:HOST:PORT``, an external AI: a
+server is started on HOST:PORT with the other player (a bot) seated against any client that
+connects without a ``:N`` key suffix; the command waits for the external AI to play the games.
+Results are counted from A's view; a draw counts as half a win in the win rate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from typing import TextIO
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    """``kind`` "bot" (``level``) or "tcp" (``host``, ``port``)."""
+
+    kind: str
+    level: int = -1
+    host: str = ""
+    port: int = 0
+
+    def __str__(self) -> str:
+        return f"bot:{self.level}" if self.kind == "bot" else f"tcp:{self.host}:{self.port}"
+
+
+def parse_player(text: str) -> PlayerSpec:
+    """``"3"`` / ``"bot:3"`` → a bot; ``"tcp:host:port"`` → an external AI. ValueError otherwise."""
+    from rllib_curling.bots import LEVELS
+
+    body = text[4:] if text.startswith("bot:") else text
+    if body.isdigit():
+        if int(body) not in LEVELS:
+            raise ValueError(f"bot level must be one of {list(LEVELS)}, got {text!r}")
+        return PlayerSpec("bot", level=int(body))
+    if text.startswith("tcp:") and text.count(":") >= 2:
+        host, _, port = text[4:].rpartition(":")
+        if host and port.isdigit() and 0 < int(port) < 65536:
+            return PlayerSpec("tcp", host=host, port=int(port))
+    raise ValueError(f"a player is a bot level 0-8 (3 or bot:3) or tcp:HOST:PORT, got {text!r}")
+
+
+def _player(text: str) -> PlayerSpec:
+    try:
+        return parse_player(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "match",
+        help="play games between two bots (or a bot and an external AI), headless",
+        description="Play games between A and B with the hammer alternating (A is Player1 in "
+        "the 1st, 3rd, ... game) and print wins, draws, losses and the mean score from A's "
+        "view. A and B: a bot level 0-8 (3 or bot:3), or tcp:HOST:PORT for an external AI "
+        "(a server is started there; the AI connects to it).",
+    )
+    p.add_argument("a", type=_player, metavar="A", help="first player: 3, bot:3 or tcp:HOST:PORT")
+    p.add_argument("b", type=_player, metavar="B", help="second player (same forms)")
+    p.add_argument("--games", type=int, default=10, help="games to play (default 10)")
+    p.add_argument("--ends", type=int, default=4, help="ends per game (default 4)")
+    p.add_argument("--seed", type=int, default=0, help="seed; game g uses [seed, g] (default 0)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    a, b = args.a, args.b
+    if args.games < 1 or args.ends < 1:
+        print("curling match: --games and --ends must be >= 1", file=sys.stderr)
+        return 2
+    if a.kind == "tcp" and b.kind == "tcp":
+        print("curling match: at most one player can be tcp:HOST:PORT", file=sys.stderr)
+        return 2
+    if a.kind == "tcp" or b.kind == "tcp":
+        return _run_external(a, b, args)
+    return _run_bots(a, b, args)
+
+
+def _run_bots(a: PlayerSpec, b: PlayerSpec, args: argparse.Namespace) -> int:
+    from rllib_curling.bots import make_bot
+    from rllib_curling.bots.matches import GameResult, play_match
+
+    out = sys.stderr if args.json else sys.stdout
+    bot_a, bot_b = make_bot(a.level), make_bot(b.level)
+    print(
+        f"{a} ({bot_a.name}) vs {b} ({bot_b.name}): {args.games} games of {args.ends} ends, "
+        f"seed {args.seed}",
+        file=out,
+        flush=True,
+    )
+
+    def progress(g: int, game: GameResult) -> None:
+        seat = g % 2
+        p1, p2 = game.totals
+        mine, theirs = (p1, p2) if seat == 0 else (p2, p1)
+        print(
+            f"game {g + 1:3d}: {a} as Player{seat + 1}  {mine}-{theirs}  {game.result_for(seat)}",
+            file=out,
+            flush=True,
+        )
+
+    result = play_match(bot_a, bot_b, args.games, args.ends, args.seed, progress=progress)
+    if args.json:
+        print(json.dumps({**result.as_dict(), "a": str(a), "b": str(b)}))
+    else:
+        print(summary(str(a), result.wins, result.draws, result.losses, *result.mean_points))
+    return 0
+
+
+def summary(name: str, wins: int, draws: int, losses: int, pa: float, pb: float) -> str:
+    """One line: W/D/L, win rate (draws half) and mean score from ``name``'s view."""
+    n = max(wins + draws + losses, 1)
+    rate = (wins + 0.5 * draws) / n
+    return (
+        f"{name}: {wins} won, {draws} drawn, {losses} lost (win rate {100 * rate:.1f} %, "
+        f"draws half); mean score {pa:.2f} - {pb:.2f} (diff {pa - pb:+.2f})"
+    )
+
+
+def _run_external(a: PlayerSpec, b: PlayerSpec, args: argparse.Namespace) -> int:
+    """Serve ``args.games`` games between the external AI and the bot, counted from A's view.
+
+    The server seats the bot (``ServerConfig.opponent``) against any client without a key
+    suffix and writes game records into a temporary directory, which this reads back. A game
+    lost by a disconnect counts as lost whatever its score. Ctrl-C stops and reports the games
+    played so far.
+    """
+    import tempfile
+
+    from rllib_curling.errors import ServerStartError
+    from rllib_curling.server import start_server_thread
+    from rllib_curling.server.config import ServerConfig
+
+    external, bot = (a, b) if a.kind == "tcp" else (b, a)
+    out = sys.stderr if args.json else sys.stdout
+    with tempfile.TemporaryDirectory(prefix="curling-match-") as log_dir:
+        config = ServerConfig(
+            host=external.host,
+            tcp_port=external.port,
+            opponent=bot.level,
+            games=args.games,
+            ends=args.ends,
+            seed=args.seed,
+            log_dir=log_dir,
+        )
+        try:
+            handle = start_server_thread(config)
+        except ServerStartError as exc:
+            print(f"curling match: {exc}", file=sys.stderr)
+            return 1
+        host, port = handle.address or (external.host, external.port)
+        print(
+            f"listening on {host}:{port}: connect the external AI (any key without ':N'); "
+            f"it plays {args.games} games of {args.ends} ends against {bot}",
+            file=out,
+            flush=True,
+        )
+        try:
+            games = _collect(log_dir, args.games, a, out)
+        finally:
+            handle.stop()
+    _report(a, b, games, args)
+    return 0
+
+
+def _collect(log_dir: str, n: int, a: PlayerSpec, out: TextIO) -> list[tuple[int, int, str]]:
+    """Wait for ``n`` finished games in the records; (A's points, B's points, A's result)."""
+    import time
+
+    games: list[tuple[int, int, str]] = []
+    try:
+        while len(games) < n:
+            time.sleep(0.5)
+            for game in _read_games(log_dir, a_is_external=a.kind == "tcp")[len(games) :]:
+                games.append(game)
+                print(f"game {len(games):3d}: {a} {game[0]}-{game[1]}  {game[2]}", file=out)
+                out.flush()
+    except KeyboardInterrupt:
+        print("interrupted; the games played so far:", file=out)
+    return games
+
+
+def _report(
+    a: PlayerSpec, b: PlayerSpec, games: list[tuple[int, int, str]], args: argparse.Namespace
+) -> None:
+    wins = sum(r == "WIN" for *_, r in games)
+    draws = sum(r == "DRAW" for *_, r in games)
+    losses = len(games) - wins - draws
+    pa = sum(g[0] for g in games) / max(len(games), 1)
+    pb = sum(g[1] for g in games) / max(len(games), 1)
+    if args.json:
+        record = {"a": str(a), "b": str(b), "games": len(games), "ends": args.ends}
+        record.update(wins=wins, draws=draws, losses=losses, mean_points_a=pa, mean_points_b=pb)
+        record.update(mean_diff=pa - pb, points=[list(g[:2]) for g in games])
+        print(json.dumps(record))
+    else:
+        print(summary(str(a), wins, draws, losses, pa, pb))
+
+
+def _read_games(log_dir: str, *, a_is_external: bool) -> list[tuple[int, int, str]]:
+    """(A's points, B's points, A's result) of every finished game in the records so far."""
+    from pathlib import Path
+
+    kinds: dict[str, list[str]] = {}
+    games = []
+    for path in sorted(Path(log_dir).glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line being written
+            if record.get("type") == "game_start":
+                kinds[record["game_id"]] = record["kinds"]
+            elif record.get("type") == "game" and record.get("game_id") in kinds:
+                ext = 1 if kinds[record["game_id"]][0].startswith("bot:") else 0
+                seat = ext if a_is_external else 1 - ext
+                totals, results = record["totals"], record["results"]
+                games.append((totals[seat], totals[1 - seat], results[seat]))
+    return games

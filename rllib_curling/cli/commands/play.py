@@ -1,0 +1,60 @@
+"""``curling play --checkpoint CKPT``: a trained policy as an AI player on any curling server."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "play",
+        help="play a trained policy on a server (ours or the platform's)",
+        description=(
+            "Connect a trained RLlib policy to a curling server as an AI player and play until "
+            "the server ends the session. Works with `curling server` and the platform's "
+            "curling_server.exe. Prints one line per game."
+        ),
+    )
+    p.add_argument("--checkpoint", required=True, help="RLlib checkpoint (algorithm or trial dir)")
+    p.add_argument("-H", "--host", default="127.0.0.1", help="server host (default 127.0.0.1)")
+    p.add_argument("-p", "--port", type=int, default=7788, help="server TCP port (default 7788)")
+    p.add_argument(
+        "-k", "--key", default="localtest",
+        help="connection key; add ':N' to challenge built-in AI N (default localtest)",
+    )  # fmt: skip
+    p.add_argument("--name", default="rllib-curling", help="team name sent after READYOK")
+    p.add_argument("--module-id", default="default_policy", help="module to load")
+    p.add_argument(
+        "--timeout", type=float, default=600.0, help="seconds to wait for the server (default 600)"
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rllib_curling.client import CurlingClient
+    from rllib_curling.errors import ConnectionLostError
+    from rllib_curling.rl.policy_player import PolicyPlayer, play_session
+
+    try:
+        player = PolicyPlayer.from_checkpoint(args.checkpoint, args.module_id)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"curling play: {exc}", file=sys.stderr)
+        return 2
+    client = CurlingClient(args.host, args.port, key=args.key, name=args.name, timeout=args.timeout)
+    try:
+        seat = client.connect()
+        print(f"connected to {client.address} as Player{seat + 1}", flush=True)
+
+        def on_game(n: int, c: CurlingClient) -> None:
+            mine, theirs = c.totals
+            print(f"game {n}: {c.result} {mine}-{theirs} ends {c.end_scores}", flush=True)
+
+        games = play_session(player, client, on_game)
+    except ConnectionLostError as exc:
+        print(f"curling play: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        client.close()
+    print(f"session over after {games} game(s)")
+    return 0

@@ -1,0 +1,181 @@
+"""``curling server``: run the digital-curling server (a drop-in for ``curling_server.exe``)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rllib_curling.server.config import ServerConfig
+
+DESCRIPTION = """\
+Headless digital-curling (数字冰壶) server speaking the course platform's TCP protocol. Clients
+connect with CONNECTKEY:<key> (suffix :0 = debug mode against the dumb robot, :1 .. :8 = built-in
+AI n; no suffix = two clients play each other). Games start as soon as both seats are filled.
+"""
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "server",
+        help="run the protocol server (drop-in for curling_server.exe)",
+        description=DESCRIPTION,
+    )
+    p.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default: %(default)s)"
+    )
+    p.add_argument(
+        "--tcp-port",
+        type=int,
+        default=None,
+        help="TCP port; 0 = the OS picks one (default: TcpPort of --config, else 7788)",
+    )
+    p.add_argument(
+        "--config",
+        default=None,
+        metavar="INI",
+        help="the platform's conf/config.ini: [ROOT] TcpPort (HttpPort is reported, unused)",
+    )
+    p.add_argument(
+        "--ends",
+        type=int,
+        default=4,
+        help="ends per game: 4, 8, or -1 = unlimited (default: %(default)s)",
+    )
+    p.add_argument(
+        "--games",
+        type=int,
+        default=1,
+        help="games per pair; 0 = until stopped (default: %(default)s)",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="base seed (default: a random one, written to the records)",
+    )
+    p.add_argument(
+        "--log-dir", default=None, help="write JSONL game records to this directory (default: none)"
+    )
+    p.add_argument(
+        "--turn-timeout",
+        type=float,
+        default=120.0,
+        help="seconds from GO to BESTSHOT, then the stone is lost (default: %(default)s)",
+    )
+    p.add_argument(
+        "--compat-gap-ms",
+        type=float,
+        default=0.0,
+        help="pause between messages to one client, for 2020-era clients: 50-100 (default: 0)",
+    )
+    p.add_argument(
+        "--key",
+        action="append",
+        default=[],
+        dest="keys",
+        help="accepted connection key (repeatable); default: any key",
+    )
+    p.add_argument(
+        "--opponent",
+        type=int,
+        default=None,
+        metavar="N",
+        help="seat built-in AI N (0-8) against every client whose key has no :N suffix",
+    )
+    p.add_argument(
+        "--sweep-window-ms",
+        type=float,
+        default=0.0,
+        help="wait this long for SWEEP after MOTIONINFO; 0 = only for clients that swept "
+        "before, up to 2 s (default: 0)",
+    )
+    p.add_argument(
+        "--blank-end",
+        choices=("swap", "keep"),
+        default="swap",
+        help="throwing order after a 0-0 end: swap (course template) or keep (default: swap)",
+    )
+    p.add_argument(
+        "--announce",
+        action="store_true",
+        help="print 'LISTENING <host> <port>' on stdout once accepting connections",
+    )
+    p.add_argument(
+        "--exit-with-parent", action="store_true", help="exit when standard input reaches EOF"
+    )
+    p.add_argument("-v", "--verbose", action="count", default=0, help="-v info, -vv debug logs")
+    p.set_defaults(func=run)
+
+
+def build_config(args: argparse.Namespace) -> ServerConfig:
+    """``ServerConfig`` from the parsed flags (``--config`` first, explicit flags win)."""
+    from rllib_curling.server.config import DEFAULT_TCP_PORT, ServerConfig, read_platform_ini
+
+    tcp_port, http_port = (None, None)
+    if args.config:
+        tcp_port, http_port = read_platform_ini(args.config)
+    if args.tcp_port is not None:
+        tcp_port = args.tcp_port
+    return ServerConfig(
+        host=args.host,
+        tcp_port=DEFAULT_TCP_PORT if tcp_port is None else tcp_port,
+        http_port=http_port,
+        ends=args.ends,
+        games=args.games,
+        seed=args.seed,
+        log_dir=args.log_dir,
+        turn_timeout=args.turn_timeout,
+        compat_gap=args.compat_gap_ms / 1000.0,
+        keys=tuple(args.keys),
+        opponent=args.opponent,
+        sweep_window=args.sweep_window_ms / 1000.0,
+        blank_end=args.blank_end,
+    )
+
+
+def _banner(config: ServerConfig) -> Callable[[tuple[str, int]], None]:
+    """A callback printing the human start-up line once the server listens."""
+
+    def banner(address: tuple[str, int]) -> None:
+        games = config.games or "unlimited"
+        ends = "unlimited" if config.ends == -1 else config.ends
+        web = (
+            f"; HttpPort {config.http_port} not served (no web page yet)"
+            if config.http_port
+            else ""
+        )
+        print(
+            f"curling server: listening on {address[0]}:{address[1]}, {ends} ends, "
+            f"{games} game(s) per pair{web}. Stop with Ctrl+C.",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    return banner
+
+
+def run(args: argparse.Namespace) -> int:
+    from rllib_curling.errors import ConfigError, ServerStartError
+    from rllib_curling.server import run_server
+
+    level = logging.WARNING - 10 * min(args.verbose, 2)
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        config = build_config(args)
+    except ConfigError as exc:
+        print(f"curling server: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return run_server(
+            config,
+            announce=args.announce,
+            exit_with_parent=args.exit_with_parent,
+            on_listening=None if args.announce else _banner(config),
+        )
+    except ServerStartError as exc:
+        print(f"curling server: {exc}", file=sys.stderr)
+        return 1

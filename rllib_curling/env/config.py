@@ -1,0 +1,125 @@
+"""``CurlingEnvConfig``: the env's typed, validated configuration.
+
+RLlib hands the env a dict (an ``EnvContext`` with ``worker_index``); Gymnasium passes keyword
+arguments. Both become this frozen dataclass at ``__init__``, so an unknown key fails at once with
+the list of valid keys.
+
+**Which server an env instance uses** (``server``):
+
+- ``"auto"`` (default): the env starts a private ``curling server`` child process on a free
+  loopback port (the OS picks it) and stops it on ``close()``. Every env instance, in any env
+  runner, gets its own server: nothing to set up.
+- ``"host:port"`` (or ``port``): every env instance connects to that one server (fine for one env,
+  or for a server that seats many pairs — the platform's server seats one pair).
+- a list of ports / ``"host:port"`` strings: env instance number ``i`` takes entry ``i`` where
+  ``i = max(worker_index - 1, 0) * envs_per_worker + k`` and ``k`` counts the env instances of that
+  same list already open in this process (0, 1, …; freed on ``close()``). So with
+  ``num_env_runners=2, num_envs_per_env_runner=2`` give 4 entries and ``envs_per_worker=2``.
+  RLlib numbers evaluation env runners from 1 as well, so give evaluation its own list:
+  ``config.evaluation(evaluation_config={"env_config": {"server": [...other ports...]}})``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from rllib_curling.bots.levels import LEVELS, is_level
+from rllib_curling.errors import ConfigError
+
+ACTIONS = ("continuous", "discrete")
+REWARDS = ("score", "win", "shaped")
+#: The client waits this much longer than the turn timeout for the server's next message.
+CLIENT_TIMEOUT_MARGIN_S = 30.0
+
+
+@dataclass(frozen=True)
+class CurlingEnvConfig:
+    """Options of ``CurlingEnv`` (also the keys of RLlib's ``env_config``)."""
+
+    server: Any = "auto"
+    opponent: int | str = 2
+    ends: int = 4
+    key: str = "localtest"
+    seed: int | None = None
+    action: str = "continuous"
+    reward: str = "score"
+    sweep: bool = False
+    turn_timeout: float = 120.0
+    name: str = "rllib-curling"
+    envs_per_worker: int = 1
+    host: str = "127.0.0.1"
+    log_dir: str | None = None
+    shaping_scale: float = 0.5
+
+    def __post_init__(self) -> None:
+        if self.action not in ACTIONS:
+            raise ConfigError(f"action must be one of {ACTIONS}, got {self.action!r}")
+        if self.reward not in REWARDS:
+            raise ConfigError(f"reward must be one of {REWARDS}, got {self.reward!r}")
+        if self.opponent != "external" and not is_level(self.opponent):
+            raise ConfigError(
+                f"opponent must be a built-in level {list(LEVELS)} or 'external', "
+                f"got {self.opponent!r}"
+            )
+        if not isinstance(self.ends, int) or (self.ends < 1 and self.ends != -1):
+            raise ConfigError(f"ends must be a positive int or -1 (unlimited), got {self.ends!r}")
+        if self.turn_timeout <= 0:
+            raise ConfigError(f"turn_timeout must be > 0 seconds, got {self.turn_timeout!r}")
+        if self.envs_per_worker < 1:
+            raise ConfigError(f"envs_per_worker must be >= 1, got {self.envs_per_worker!r}")
+        if ":" in self.key:
+            raise ConfigError(
+                f"key {self.key!r} must not contain ':' (the opponent level is added by the env)"
+            )
+        parse_server(self.server)
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any] | None) -> CurlingEnvConfig:
+        values = dict(values or {})
+        values.pop("num_envs", None)  # added by RLlib's vector entry point
+        valid = [f.name for f in dataclasses.fields(cls)]
+        unknown = sorted(set(values) - set(valid))
+        if unknown:
+            raise ConfigError(f"unknown env_config key(s) {unknown}; valid keys: {valid}")
+        if isinstance(values.get("server"), list):
+            values["server"] = tuple(values["server"])
+        return cls(**values)
+
+    @property
+    def client_timeout(self) -> float:
+        """Seconds the env's clients wait for the server: the turn timeout plus a margin."""
+        return self.turn_timeout + CLIENT_TIMEOUT_MARGIN_S
+
+    @property
+    def connect_key(self) -> str:
+        """The CONNECTKEY: ``key`` plus ``:level`` for a built-in opponent."""
+        return self.key if self.opponent == "external" else f"{self.key}:{self.opponent}"
+
+
+def _parse_address(entry: Any, default_host: str = "127.0.0.1") -> tuple[str, int]:
+    if isinstance(entry, int) and not isinstance(entry, bool):
+        host, port = default_host, entry
+    elif isinstance(entry, str) and entry.rsplit(":", 1)[-1].isdigit():
+        host, _, port_text = entry.rpartition(":")
+        host, port = (host or default_host), int(port_text)
+    else:
+        raise ConfigError(
+            f"server entry {entry!r} is not a port or 'host:port' "
+            "(server may be 'auto', 'host:port', or a list of those)"
+        )
+    if not 0 < port < 65536:
+        raise ConfigError(f"server port {port} is out of range 1..65535")
+    return host, port
+
+
+def parse_server(server: Any) -> list[tuple[str, int]] | None:
+    """None for ``"auto"``, else the list of addresses."""
+    if server == "auto":
+        return None
+    if isinstance(server, list | tuple):
+        if not server:
+            raise ConfigError("server list is empty")
+        return [_parse_address(e) for e in server]
+    return [_parse_address(server)]

@@ -1,0 +1,306 @@
+"""``CurlingEnv``: one game of digital curling against an opponent, over the platform's protocol."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from rllib_curling import observation, rules
+from rllib_curling.aiming.tables import shot_tables
+from rllib_curling.aiming.templates import TEMPLATES, Throw, template_table
+from rllib_curling.client import CurlingClient
+from rllib_curling.env.config import CurlingEnvConfig
+from rllib_curling.env.servers import EnvServer
+from rllib_curling.env.spaces import action_space, my_parity, observation_space, observe, throw_for
+from rllib_curling.errors import ConnectionLostError
+from rllib_curling.observation import UNLIMITED_MAX_ENDS
+
+
+class CurlingEnv(gym.Env):
+    """Digital curling (数字冰壶) against a built-in or external opponent, one game per episode.
+
+    ## Description
+
+    The env is a client of a curling server speaking the course platform's TCP protocol: by
+    default it starts a private server of its own (``server="auto"``) on a free loopback port, so
+    every env instance that RLlib creates, in any env runner, has its own server and opponent.
+    It can also play on a server you started: ours (``curling server``) or the platform's own
+    ``curling_server.exe`` copies (``server="host:port"`` or a list, see ``env_config``).
+
+    One episode is one game (``ends`` ends, default 4). One ``step`` is one of our throws; the
+    opponent's throws happen on the server between our steps. The server alternates which seat
+    throws first from game to game, so we sometimes lead and sometimes have the hammer; the
+    observation says which.
+
+    ## Action Space
+
+    ``action="continuous"`` (default): ``Box(-1, 1, (3,), float32)`` (``(4,)`` with
+    ``sweep=True``): weight, aim x, spin (and sweep distance), mapped to a throw by aiming with the
+    engine's free-path tables:
+
+    | index | meaning | map                                                              |
+    |-------|---------|------------------------------------------------------------------|
+    | 0     | weight  | −1 … 0.6: a draw stopping at y = 10.0 … 2.9 (long guard … back   |
+    |       |         | of the house); 0.6 … 1: hit weight, up to 6 m/s                  |
+    | 1     | aim x   | x = 2.375 + 2·a where the path crosses the stopping line (draws) |
+    |       |         | or the tee line (hits)                                           |
+    | 2     | spin    | w = π·a rad/s, positive curls toward +x                          |
+    | 3     | sweep   | (sweep=True only) sweep (a + 1)/2 · 12 m after mid-sheet         |
+
+    ``action="discrete"`` (for DQN): ``Discrete({n_templates})``, the shot templates of
+    ``rllib_curling.aiming.templates`` (draws to points of the house, guards, takeouts and taps
+    of the nearest opponent stones, each with both curls):
+
+    {template_table}
+
+    ## Observation Space
+
+    ``Box(-4, 4, (120,), float32)``: 16 stone rows of 7 features then 8 context features, from
+    the point of view of the thrower (us). Full table in ``rllib_curling.observation``:
+
+    | slice      | content                                                            |
+    |------------|--------------------------------------------------------------------|
+    | 7k … 7k+6  | stone k (throwing order): x, y (normalised), distance to the tee,  |
+    |            | in play, in house, mine, thrown this end                           |
+    | 112        | shot number / 15                                                   |
+    | 113        | end / (ends − 1)                                                   |
+    | 114        | ends left after this one / ends                                    |
+    | 115        | (my total − their total) / 8                                       |
+    | 116        | 1 if I have the hammer                                             |
+    | 117, 118   | my / their stones left in this end / 8                             |
+    | 119        | the end's score if it ended now, from my side / 8                  |
+
+    ## Rewards
+
+    - ``"score"`` (default): the points of an end from our side (``SCORE s``) on the step during
+      which the end finished; 0 otherwise. The episode return is our total minus theirs.
+    - ``"win"``: +1 for a win, −1 for a loss, 0 for a draw, on the last step.
+    - ``"shaped"``: ``"score"`` plus ``shaping_scale · (Φ(s') − Φ(s))`` where Φ is the end's
+      score if it ended now (our side, in points) at our turns, and 0 at the game's end. This
+      potential-based term keeps the optimal policy and tells the agent sooner what a throw did.
+
+    ## Starting State
+
+    A new game on the server: the empty sheet if we throw first in end 1, or after the
+    opponent's first stone.
+
+    ## Episode End
+
+    Terminated when the server sends ``GAMEOVER`` (after the last end). With ``ends=-1``
+    (unlimited) the episode is truncated after ``UNLIMITED_MAX_ENDS`` (8) ends. If the connection
+    drops or the server dies, ``step`` raises ``ConnectionLostError``; the next ``reset``
+    reconnects (and restarts a private server).
+
+    ## Arguments
+
+    ``gymnasium.make("rllib_curling:Curling-v0", **env_config)``, ``CurlingEnv(env_config)`` or,
+    in RLlib, ``config.environment("curling", env_config={...})``. Keys (``CurlingEnvConfig``):
+    ``server`` ("auto" | "host:port" | list), ``opponent`` (0–8 or "external", default 2),
+    ``ends`` (4), ``key`` ("localtest"), ``seed``, ``action`` ("continuous" | "discrete"),
+    ``reward`` ("score" | "win" | "shaped"), ``sweep`` (False), ``turn_timeout`` (120 s),
+    ``name``, ``envs_per_worker``, ``host``, ``log_dir``, ``shaping_scale``.
+    ``render_mode``: "ansi" (text table) or "rgb_array" (matplotlib image).
+
+    ## Version History
+
+    - v0: first release.
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+
+    def __init__(
+        self, config: dict[str, Any] | None = None, render_mode: str | None = None, **kwargs: Any
+    ) -> None:
+        values = {**dict(config or {}), **kwargs}
+        self.worker_index = int(getattr(config, "worker_index", 0) or 0)
+        self.config = CurlingEnvConfig.from_dict(values)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        self.render_mode = render_mode
+        self.observation_space = observation_space()
+        self.action_space = action_space(self.config)
+        self._tables = shot_tables()
+        self._server = EnvServer(self.config, self.worker_index)
+        self._client: CurlingClient | None = None
+        self._in_game = False
+        self._scores_seen = 0
+        self._potential = 0.0
+        self._connections = 0
+        self._generation = 0
+
+    @classmethod
+    def from_env_context(cls, env_context: Any) -> CurlingEnv:
+        """RLlib's env creator: an ``EnvContext`` (a dict with ``worker_index``)."""
+        return cls(env_context)
+
+    # -- connection management -------------------------------------------------------------
+
+    @property
+    def address(self) -> str | None:
+        """``"host:port"`` of the server this env plays on (None before the first reset)."""
+        return self._server.label
+
+    def _connect(self) -> CurlingClient:
+        host, port = self._server.ensure()
+        if self._server.generation != self._generation:  # a new private server: count afresh
+            self._generation, self._connections = self._server.generation, 0
+        client = CurlingClient(
+            host,
+            port,
+            key=self.config.connect_key,
+            name=self.config.name,
+            timeout=self.config.client_timeout,
+        )
+        client.connect()
+        self._connections += 1
+        return client
+
+    def _drop_connection(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+        self._in_game = False
+
+    # -- Gymnasium API -----------------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        if seed is not None and self.config.server == "auto":
+            # A fresh private server with this seed: same seed and actions, same game.
+            self._drop_connection()
+            self._server.reseed(seed)
+        if self._in_game or (self._client is not None and self._client.closed):
+            self._drop_connection()  # abandon a game in progress: the server ends it
+        for attempt in range(2):
+            try:
+                if self._client is None:
+                    self._client = self._connect()
+                event = self._client.wait_turn()
+                if event == "go":
+                    break
+                # A game over or closed session between episodes: start afresh.
+                self._drop_connection()
+            except ConnectionLostError:
+                self._drop_connection()
+                if attempt == 1:
+                    raise
+        else:
+            raise ConnectionLostError(f"no game could be started on {self.address}")
+        self._in_game = True
+        self._scores_seen = len(self._client.end_scores)
+        self._potential = self._house_potential()
+        return self._observation(), self._info()
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        client = self._client
+        if client is None or not self._in_game:
+            raise RuntimeError("step() called before reset() (or after the episode ended)")
+        throw = self._throw_for(action)
+        try:
+            client.throw(*throw[:3], sweep=throw[3] if self.config.sweep else None)
+            event = client.wait_turn()
+        except ConnectionLostError as exc:
+            self._in_game = False
+            raise ConnectionLostError(
+                f"lost the curling server at {self.address} during step(): {exc}. "
+                "The next reset() reconnects"
+                + (" and restarts the private server." if self.config.server == "auto" else ".")
+            ) from exc
+        terminated = event == "gameover"
+        if event == "closed":
+            self._in_game = False
+            raise ConnectionLostError(
+                f"the curling server at {self.address} ended the session during a game; "
+                "the next reset() reconnects"
+            )
+        new_scores = client.end_scores[self._scores_seen :]
+        self._scores_seen = len(client.end_scores)
+        reward = self._reward(new_scores, terminated)
+        truncated = (
+            not terminated
+            and self.config.ends == -1
+            and (client.state is not None and client.state[1] >= UNLIMITED_MAX_ENDS)
+        )
+        if terminated or truncated:
+            self._in_game = False
+        info = self._info()
+        info["throw"] = throw
+        return self._observation(), reward, terminated, truncated, info
+
+    def close(self) -> None:
+        self._drop_connection()
+        self._server.close()
+        super().close()
+
+    # -- encoding ------------------------------------------------------------------------------
+
+    def _my_parity(self) -> int:
+        assert self._client is not None
+        return my_parity(self._client)
+
+    def _throw_for(self, action: Any) -> Throw:
+        assert self._client is not None
+        return throw_for(action, self._client, self.config.action, self._tables)
+
+    def _observation(self) -> np.ndarray:
+        assert self._client is not None
+        return observe(self._client)
+
+    def _house_potential(self) -> float:
+        client = self._client
+        assert client is not None and client.state is not None
+        if client.state[0] >= observation.N_STONES:
+            return 0.0
+        return float(rules.score_for(client.position, self._my_parity()))
+
+    def _reward(self, new_scores: list[int], terminated: bool) -> float:
+        client = self._client
+        assert client is not None
+        if self.config.reward == "win":
+            if not terminated:
+                return 0.0
+            return {"WIN": 1.0, "LOSE": -1.0}.get(client.result or "", 0.0)
+        reward = float(sum(new_scores))
+        if self.config.reward == "shaped":
+            potential = 0.0 if terminated else self._house_potential()
+            reward += self.config.shaping_scale * (potential - self._potential)
+            self._potential = potential
+        return reward
+
+    def _info(self) -> dict[str, Any]:
+        client = self._client
+        assert client is not None
+        mine, theirs = client.totals
+        return {
+            "position": client.position.ravel().tolist(),
+            "setstate": list(client.state) if client.state else None,
+            "seat": client.seat,
+            "score": (mine, theirs),
+            "end_scores": list(client.end_scores),
+            "result": client.result,
+            "server": self.address,
+            "game_id": f"{self.address}/{self._connections}/{client.games_started}",
+        }
+
+    # -- rendering -----------------------------------------------------------------------------
+
+    def render(self) -> Any:
+        if self.render_mode is None or self._client is None:
+            return None
+        from rllib_curling.env import render
+
+        client = self._client
+        parity = self._my_parity() if client.state else 0
+        if self.render_mode == "ansi":
+            return render.ansi(client.position, client.state, client.totals, parity)
+        return render.rgb_array(client.position, parity)
+
+
+if CurlingEnv.__doc__:  # the discrete action table comes from the templates themselves
+    CurlingEnv.__doc__ = CurlingEnv.__doc__.replace("{n_templates}", str(len(TEMPLATES))).replace(
+        "    {template_table}", "\n".join("    " + line for line in template_table().splitlines())
+    )

@@ -1,0 +1,158 @@
+"""``CurlingMultiAgentEnv``: both seats of one server as two RLlib agents, for self-play.
+
+Turn-based: each step has exactly one agent to move, the one the server sent ``GO``; only that
+agent gets an observation. Agents are ``"player1"`` (seat 0, throws first in the first end of the
+first game) and ``"player2"``. Both play through their own protocol client on the same server (the
+private one by default), so self-play uses the same wire path as play against a bot.
+
+Spaces, action maps and observations are those of ``CurlingEnv`` (same ``env_config`` keys; the
+``opponent`` key is ignored: the other agent is the opponent). Rewards: each agent gets its own
+end scores (``reward="score"``) or ±1 at the end (``"win"``); rewards reach an agent on the
+step during which they happen, and both agents get their final observation and reward when the
+game ends.
+
+RLlib (see ``examples/self_play.py``)::
+
+    config.environment("curling_multi", env_config={...})
+    config.multi_agent(policies={"shared"}, policy_mapping_fn=lambda aid, ep, **kw: "shared")
+"""
+
+from __future__ import annotations
+
+import select
+from typing import Any
+
+import numpy as np
+from ray.rllib.env.multi_agent_env import MultiAgentEnv
+
+from rllib_curling.aiming.tables import shot_tables
+from rllib_curling.client import CurlingClient
+from rllib_curling.env.config import CurlingEnvConfig
+from rllib_curling.env.servers import EnvServer
+from rllib_curling.env.spaces import action_space, observation_space, observe, throw_for
+from rllib_curling.errors import ConnectionLostError
+
+AGENTS = ("player1", "player2")
+
+
+class CurlingMultiAgentEnv(MultiAgentEnv):
+    """Two agents, one per seat, on one curling server (see the module docstring)."""
+
+    def __init__(self, config: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        super().__init__()
+        values = {**dict(config or {}), **kwargs, "opponent": "external"}
+        self.worker_index = int(getattr(config, "worker_index", 0) or 0)
+        self.config = CurlingEnvConfig.from_dict(values)
+        obs_space, act_space = observation_space(), action_space(self.config)
+        self.agents = self.possible_agents = list(AGENTS)
+        self.observation_spaces = {a: obs_space for a in AGENTS}
+        self.action_spaces = {a: act_space for a in AGENTS}
+        self._tables = shot_tables()
+        self._server = EnvServer(self.config, self.worker_index)
+        self._clients: dict[str, CurlingClient] = {}
+        self._to_move: str | None = None
+        self._scores_seen = {a: 0 for a in AGENTS}
+
+    @classmethod
+    def from_env_context(cls, env_context: Any) -> CurlingMultiAgentEnv:
+        return cls(env_context)
+
+    def _connect(self) -> None:
+        self._disconnect()
+        host, port = self._server.ensure()
+        timeout = self.config.client_timeout
+        for agent in AGENTS:  # the server seats in order of arrival: player1 first
+            client = CurlingClient(
+                host, port, key=self.config.key, name=f"{self.config.name}-{agent}", timeout=timeout
+            )
+            client.connect()
+            self._clients[agent] = client
+
+    def _disconnect(self) -> None:
+        for client in self._clients.values():
+            client.close()
+        self._clients = {}
+        self._to_move = None
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        if self._to_move is not None or not self._clients:
+            self._connect()  # first episode, or abandoning a game in progress
+        mover = self._pump(expect_game=True)
+        if mover is None:  # the session ended between games: start a new one
+            self._connect()
+            mover = self._pump(expect_game=True)
+        if mover is None:
+            raise ConnectionLostError(f"no game could be started on {self._server.label}")
+        self._to_move = mover
+        self._scores_seen = {a: len(c.end_scores) for a, c in self._clients.items()}
+        return {mover: observe(self._clients[mover])}, {mover: self._info(mover)}
+
+    def step(self, action_dict: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        mover = self._to_move
+        if mover is None:
+            raise RuntimeError("step() called before reset() or after the game ended")
+        if mover not in action_dict:
+            raise ValueError(f"it is {mover}'s turn; got actions for {sorted(action_dict)}")
+        client = self._clients[mover]
+        throw = throw_for(action_dict[mover], client, self.config.action, self._tables)
+        client.throw(*throw[:3], sweep=throw[3] if self.config.sweep else None)
+        nxt = self._pump(expect_game=False)
+        rewards = {a: self._reward(a, game_over=nxt is None) for a in AGENTS}
+        if nxt is None:
+            self._to_move = None
+            obs = {a: observe(c) for a, c in self._clients.items()}
+            infos = {a: self._info(a) for a in AGENTS}
+            return obs, rewards, {"__all__": True}, {"__all__": False}, infos
+        self._to_move = nxt
+        obs = {nxt: observe(self._clients[nxt])}
+        return obs, rewards, {"__all__": False}, {"__all__": False}, {nxt: self._info(nxt)}
+
+    def _pump(self, expect_game: bool) -> str | None:
+        """Handle both clients' messages until one gets GO (return it) or both see GAMEOVER."""
+        over: set[str] = set()
+        timeout = self.config.client_timeout
+        while True:
+            for agent, client in self._clients.items():
+                if agent in over:
+                    continue
+                event = client.poll(0.0)
+                if event == "go":
+                    return agent
+                if event == "gameover" and not expect_game:
+                    over.add(agent)
+                elif event == "closed":
+                    if expect_game:
+                        return None
+                    raise ConnectionLostError(f"{self._server.label} closed {agent}'s connection")
+            if len(over) == len(self._clients):
+                return None
+            waiting = [c for a, c in self._clients.items() if a not in over]
+            ready, _, _ = select.select(waiting, [], [], timeout)
+            if not ready:
+                raise ConnectionLostError(
+                    f"no message from {self._server.label} for {timeout:.0f} s"
+                )
+
+    def _reward(self, agent: str, game_over: bool) -> float:
+        client = self._clients[agent]
+        new = client.end_scores[self._scores_seen[agent] :]
+        self._scores_seen[agent] = len(client.end_scores)
+        if self.config.reward == "win":
+            return {"WIN": 1.0, "LOSE": -1.0}.get(client.result or "", 0.0) if game_over else 0.0
+        return float(sum(new))
+
+    def _info(self, agent: str) -> dict[str, Any]:
+        client = self._clients[agent]
+        return {
+            "position": client.position.ravel().tolist(),
+            "setstate": list(client.state) if client.state else None,
+            "seat": client.seat,
+            "score": client.totals,
+            "server": self._server.label,
+        }
+
+    def close(self) -> None:
+        self._disconnect()
+        self._server.close()

@@ -1,0 +1,62 @@
+"""Registration with Ray: the env names, the ModelCatalog model and the Tune trainables.
+
+Explicit, no import hooks: :func:`register` runs when ``rllib_curling.rl`` is imported (the
+``rllib`` command, ``rllib_curling.rl.training`` and every module of this layer import it), and
+``import rllib_curling`` imports ``rllib_curling.rl`` when Ray is already imported. After it:
+
+| registry                         | names                          | what                         |
+|----------------------------------|--------------------------------|------------------------------|
+| Tune/RLlib envs                  | ``"curling"``                  | ``CurlingEnv``               |
+|                                  | ``"curling_multi"``            | ``CurlingMultiAgentEnv``     |
+| RLlib ``ModelCatalog`` (old API) | ``"curling_net"``              | ``CurlingModelV2``           |
+| Tune trainables                  | ``"PPO"``, ``"DQN"``,          | the algorithms               |
+|                                  | ``"IMPALA"``, ``"APPO"``       |                              |
+
+Gymnasium's id ``rllib_curling:Curling-v0`` needs none of this: Gymnasium imports
+``rllib_curling``, which registers ``Curling-v0`` (see ``rllib_curling.register_gymnasium``).
+
+Ray keeps its registry in the cluster's store, which ``ray.shutdown()`` empties; call
+:func:`register` again after a new ``ray.init()`` in the same process (it is idempotent).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rllib_curling.rl.network import MODEL_NAME
+
+ENV_NAME = "curling"
+MULTI_AGENT_ENV_NAME = "curling_multi"
+CURLING_ENVS = (ENV_NAME, MULTI_AGENT_ENV_NAME)
+
+__all__ = ["CURLING_ENVS", "ENV_NAME", "MODEL_NAME", "MULTI_AGENT_ENV_NAME", "register"]
+
+
+def _make_env(env_config: Any) -> Any:
+    from rllib_curling.env.curling_env import CurlingEnv
+
+    return CurlingEnv.from_env_context(env_config)
+
+
+def _make_multi_agent_env(env_config: Any) -> Any:
+    from rllib_curling.env.multi_agent import CurlingMultiAgentEnv
+
+    return CurlingMultiAgentEnv.from_env_context(env_config)
+
+
+def register_envs() -> None:
+    """Register ``"curling"`` and ``"curling_multi"`` with Tune (RLlib resolves env names there)."""
+    from ray.tune.registry import register_env
+
+    register_env(ENV_NAME, _make_env)
+    register_env(MULTI_AGENT_ENV_NAME, _make_multi_agent_env)
+
+
+def register() -> None:
+    """Register the envs, the ModelCatalog model and the trainables (see the module table)."""
+    from rllib_curling.rl.model_v2 import register_model
+    from rllib_curling.rl.training import register_trainables
+
+    register_envs()
+    register_model()
+    register_trainables()

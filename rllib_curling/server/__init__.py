@@ -1,0 +1,64 @@
+"""``curling server``: a headless drop-in for the platform's stand-alone ``curling_server.exe``.
+
+An asyncio shell around the sans-I/O protocol (``rllib_curling.protocol``) and the pure engine
+(``rllib_curling.game``), with the built-in bots (``rllib_curling.bots``) as opponents:
+
+| module         | what it holds                                                          |
+|----------------|------------------------------------------------------------------------|
+| ``config``     | ``ServerConfig`` (typed options), the platform's ``conf/config.ini``    |
+| ``runner``     | ``run_server``, ``serve``, ``start_server_thread``: the entry points   |
+| ``seats``      | ``CurlingServer``: the listener, keys, seats, the lobby                |
+| ``match``      | ``Match``: the game loop of one pair of seats                          |
+| ``players``    | a remote client or a built-in bot behind one interface                 |
+| ``connection`` | one client connection: framing, a bounded mailbox, batched writes      |
+| ``records``    | the JSONL game records                                                 |
+| ``process``    | ``ServerProcess``: a ``curling server`` child process (the env's        |
+|                | private servers); the only module other layers may import besides this |
+
+**Seats** (protocol.md §2). A client sends ``CONNECTKEY:<key>``; it is seated as Player1 or
+Player2 (order of arrival) and gets ``NAME PlayerN `` then ``CONNECTNAME PlayerN `` (legacy first).
+A client that sends no CONNECTKEY within ``legacy_wait`` (1 s) is seated the same way. Any key is
+accepted unless ``keys`` are configured (then a wrong or missing key gets ``Error …`` and is
+closed). The key suffix ``:0`` seats the dumb robot (level 0) against the client in debug mode (no
+turn time limit; RESETPOSITION / RESETSTATE accepted between GO and BESTSHOT; not echoed);
+``:1`` … ``:8`` seat built-in bot n; without a suffix two clients play each other, unless
+``opponent`` is set (then bot ``opponent`` plays every client without a suffix). One pair plays at
+a time, as on the platform: a connection that finds no free seat waits up to ``SEAT_WAIT_S`` (a
+match that is ending frees its seats) and then gets ``Error …`` and is closed.
+
+**Games** start by themselves: ISREADY as soon as both seats are filled, then ``games`` games
+(see ``match`` for the message order), then 5 empty messages and close; the seats become
+free for a new pair. No artificial delays, except ``compat_gap`` between consecutive messages to
+one client.
+
+**Sweeping** without real-time physics: after MOTIONINFO the server waits for the thrower's
+``SWEEP d`` up to ``sweep_window`` seconds (default 0: does not wait; a SWEEP that arrives later
+is ignored). Adaptively, once a client has sent a SWEEP on its connection (even a late one), the
+server waits up to ``adaptive_sweep_wait`` (2 s) for its SWEEP on each later throw, ending as soon
+as it arrives; such clients should send ``SWEEP 0`` when they do not want to sweep.
+
+**Robustness**: nothing a client sends raises out of the server or stalls the other seat; see
+``connection``. A turn timeout loses the stone (it counts as thrown, out of play). A
+disconnect mid-game ends the game: the other seat gets ``GAMEOVER WIN`` and the 5 empties.
+
+Python API: ``run_server(config)`` (blocking, SIGINT/SIGTERM stop it) and
+``start_server_thread(config) -> ServerHandle`` (``.address``, ``.stop()``). Every decision where
+protocol.md leaves a choice: ``docs/protocol_notes.md``, section "The server".
+"""
+
+from __future__ import annotations
+
+from rllib_curling.server.config import ServerConfig
+from rllib_curling.server.runner import (
+    SEAT_WAIT_S,
+    CurlingServer,
+    ServerHandle,
+    run_server,
+    serve,
+    start_server_thread,
+)
+
+__all__ = [
+    "SEAT_WAIT_S", "CurlingServer", "ServerConfig", "ServerHandle", "run_server", "serve",
+    "start_server_thread",
+]  # fmt: skip

@@ -1,0 +1,315 @@
+"""The game loop of one match (a pair of seats playing ``games`` games on the same connections).
+
+Message order (protocol.md "One game"): ``ISREADY`` once per match, then for each game
+``NEWGAME``; before each stone ``POSITION``, ``SETSTATE`` to both and ``GO`` to the thrower;
+``MOTIONINFO`` to a remote thrower when its stone crosses mid-sheet; after stone 15 ``POSITION``,
+``SCORE`` (each seat its own view), ``SETSTATE 16 …``; after the last end ``TOTALSCORE`` and
+``GAMEOVER`` (each seat its own view). Game ``g`` has Player1 throw first in end 0 when g is even,
+Player2 when g is odd. After the last game both seats get the 5 empty messages and are closed.
+
+Randomness: game ``g`` of match ``m`` draws everything from ``default_rng([seed, m, g])``: first a
+seed for the bots' generator, then one ``shot_seed`` per stone; physics runs with
+``default_rng(shot_seed)`` (twice with the same seed when it must stop at mid-sheet to wait for
+a SWEEP: the path up to mid-sheet is the same).
+
+A lost turn (no BESTSHOT within the turn timeout) counts as a stone thrown out of play. A seat
+that disconnects ends the game: the other seat gets ``GAMEOVER WIN``, then the 5 empty messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from rllib_curling import protocol as p
+from rllib_curling.game import Game, GameConfig, GameState, Transition
+from rllib_curling.server.config import ServerConfig
+from rllib_curling.server.connection import SeatLost
+from rllib_curling.server.players import BotPlayer, Player, RemotePlayer
+from rllib_curling.server.records import GameRecorder, position_list
+
+log = logging.getLogger("rllib_curling.server")
+_SEED_BOUND = 2**63
+
+
+def load_physics() -> ModuleType:
+    """The physics module (imported on first use: it compiles numba kernels)."""
+    return importlib.import_module("rllib_curling.physics")
+
+
+class Match:
+    """Plays ``config.games`` games (0 = until cancelled) between two seats; see the module."""
+
+    def __init__(
+        self,
+        players: list[Player],
+        *,
+        config: ServerConfig,
+        recorder: GameRecorder,
+        match_index: int,
+        seed: int,
+        game_id_prefix: str = "",
+    ) -> None:
+        self.players, self.config, self.recorder = players, config, recorder
+        self.match_index, self.seed = match_index, seed
+        self.game_id_prefix = game_id_prefix
+        self.lost: int | None = None
+        self.games_played = 0
+        self._physics = load_physics()
+        for player in players:
+            if isinstance(player, RemotePlayer):
+                player.conn.on_close = self._closed_callback(player.seat)
+                player.conn.lost_check = lambda: self.lost
+
+    def _closed_callback(self, seat: int) -> Callable[[], None]:
+        def closed() -> None:
+            if self.lost is None:
+                self.lost = seat
+                log.info("match %d: Player%d disconnected", self.match_index, seat + 1)
+            for player in self.players:
+                if isinstance(player, RemotePlayer):
+                    player.conn.wake()
+
+        return closed
+
+    @property
+    def remotes(self) -> list[RemotePlayer]:
+        return [pl for pl in self.players if isinstance(pl, RemotePlayer)]
+
+    # -- the match -----------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Ready both seats, play the games, close the remote seats (also when cancelled)."""
+        try:
+            if not await self._ready():
+                return
+            game = 0
+            while self.config.games == 0 or game < self.config.games:
+                if self.lost is not None:
+                    return
+                if not await self._play_game(game):
+                    return
+                game += 1
+        finally:
+            await self._close_all()
+
+    async def _ready(self) -> bool:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.config.ready_timeout
+        for player in self.remotes:
+            player.conn.accept(p.ReadyOk)
+            player.send(p.IsReady())
+        try:
+            for player in self.players:
+                if not await player.ready(deadline):
+                    log.warning(
+                        "match %d: Player%d sent no READYOK within %.0f s",
+                        self.match_index, player.seat + 1, self.config.ready_timeout,
+                    )  # fmt: skip
+                    return False
+        except SeatLost:
+            return False
+        return True
+
+    async def _close_all(self) -> None:
+        for player in self.remotes:
+            player.conn.on_close = None
+        await asyncio.gather(*(pl.close(empties=True) for pl in self.remotes))
+        self.recorder.flush()
+
+    # -- one game ------------------------------------------------------------------------------
+
+    async def _play_game(self, game: int) -> bool:
+        """Play game ``game``; False when it ended early (a seat lost)."""
+        rng = np.random.default_rng([self.seed, self.match_index, game])
+        bot_rng = np.random.default_rng(int(rng.integers(_SEED_BOUND)))
+        config = GameConfig(ends=self.config.ends, blank_end=self.config.blank_end)  # type: ignore[arg-type]
+        state = GameState(first_seat=game % 2, config=config)
+        game_id = f"{self.game_id_prefix}m{self.match_index}-g{game}"
+        self._broadcast(p.NewGame())
+        self.recorder.write(self._game_start_record(game_id, game, state))
+        try:
+            while True:
+                if self.lost is not None:
+                    raise SeatLost(self.lost)
+                self._send_state(state)
+                transition, state, record = await self._throw(state, rng, bot_rng)
+                if record:
+                    record["game_id"] = game_id
+                self._after_throw(transition, state, record)
+                if state.is_terminal:
+                    self._game_over(state)
+                    self._record_game(game_id, state, "finished")
+                    self.games_played += 1
+                    return True
+        except SeatLost as lost:
+            seat = self.lost if self.lost is not None else lost.seat
+            self._abandon(seat)
+            self._record_game(game_id, state, "disconnect", lost_seat=seat)
+            return False
+        except asyncio.CancelledError:
+            self._record_game(game_id, state, "stopped")
+            raise
+        except Exception:
+            log.exception("game %s failed; ending the match", game_id)
+            self._record_game(game_id, state, "error")
+            return False
+
+    def _after_throw(
+        self, transition: Transition, state: GameState, record: dict[str, Any]
+    ) -> None:
+        """Report an end when one finished and write the shot's record."""
+        if transition.end_state is not None:
+            end_state = transition.end_state
+            p1, p2 = transition.end_score or (0, 0)
+            self._broadcast(p.Position.from_array(end_state.position))
+            self.players[0].send(p.Score(p1 - p2))
+            self.players[1].send(p.Score(p2 - p1))
+            self._broadcast(p.SetState(*end_state.setstate_fields()))
+            if record:
+                record["position"] = position_list(end_state.position)
+        if record:
+            record["scores"] = list(state.totals)
+            self.recorder.write(record)
+
+    def _send_state(self, state: GameState) -> None:
+        self._broadcast(p.Position.from_array(state.position))
+        self._broadcast(p.SetState(*state.setstate_fields()))
+
+    def _broadcast(self, msg: p.Message) -> None:
+        data = p.encode(msg)
+        for player in self.players:
+            player.send_bytes(data)
+
+    def _game_over(self, state: GameState) -> None:
+        self._broadcast(p.TotalScore(*state.totals))
+        for player in self.players:
+            player.send(p.GameOver(state.result_for(player.seat)))
+
+    def _abandon(self, lost_seat: int | None) -> None:
+        for player in self.remotes:
+            if player.seat != lost_seat and not player.conn.closed:
+                player.send(p.GameOver("WIN"))
+
+    # -- one throw -----------------------------------------------------------------------------
+
+    async def _throw(
+        self, state: GameState, rng: np.random.Generator, bot_rng: np.random.Generator
+    ) -> tuple[Transition, GameState, dict[str, Any]]:
+        """Get the thrower's throw, simulate it, apply the rules and any centre-line choice."""
+        thrower = self.players[state.next_seat]
+        resets: list[dict[str, Any]] = []
+        if isinstance(thrower, BotPlayer):
+            sent: tuple[float, ...] | None = await thrower.choose(state, bot_rng)
+        else:
+            timeout = None if thrower.debug else self.config.turn_timeout
+            state, sent = await thrower.choose(state, timeout, resets)
+        if self.recorder.enabled:
+            for reset in resets:
+                self._record_reset(reset, state)
+        shot_seed = int(rng.integers(_SEED_BOUND))
+        throw = self._clamp(sent)
+        if throw is None:
+            transition = Game.settle(state, state.position)
+        else:
+            throw, result = await self._simulate(state, thrower, throw, shot_seed)
+            transition = Game.settle(state, result.position, mid=result.mid)
+        choice = None
+        if transition.centre_line_violation and transition.fouled_seat is not None:
+            fouled = self.players[transition.fouled_seat]
+            choice = await fouled.centerline_choice(transition, self.config.centerline_timeout)
+        after = transition.resolve(choice or "KEEP")
+        if not self.recorder.enabled:
+            return transition, after, {}
+        record = self._shot_record(state, sent, throw, shot_seed, transition, choice, after)
+        return transition, after, record
+
+    def _clamp(self, sent: tuple[float, ...] | None) -> np.ndarray | None:
+        if sent is None:
+            return None
+        try:
+            return np.asarray(self._physics.clamp_throw(sent), dtype=np.float64)
+        except (ValueError, TypeError) as exc:
+            log.warning(
+                "match %d: throw %r refused (%s); the stone is lost", self.match_index, sent, exc
+            )
+            return None
+
+    async def _simulate(
+        self, state: GameState, thrower: Player, throw: np.ndarray, shot_seed: int
+    ) -> tuple[np.ndarray, Any]:
+        """Run physics; a remote thrower gets MOTIONINFO and may add a SWEEP distance."""
+        sim = self._physics.simulate
+        pos, slot = state.position, state.shot
+        if isinstance(thrower, BotPlayer):
+            return throw, sim(pos, slot, throw, np.random.default_rng(shot_seed))
+        window = thrower.sweep_window(self.config.sweep_window, self.config.adaptive_sweep_wait)
+        if window <= 0:
+            result = sim(pos, slot, throw, np.random.default_rng(shot_seed))
+            if result.mid is not None:
+                thrower.motion_info(result.mid)
+            return throw, result
+        early = sim(pos, slot, throw, np.random.default_rng(shot_seed), until_midsheet=True)
+        if early.mid is not None:
+            distance = await thrower.sweep(early.mid, window)
+            if distance != 0.0:
+                throw = np.asarray(self._physics.clamp_throw((*throw[:3], distance)), np.float64)
+        return throw, sim(pos, slot, throw, np.random.default_rng(shot_seed))
+
+    # -- records -------------------------------------------------------------------------------
+
+    def _names(self) -> list[str]:
+        return [pl.name for pl in self.players]
+
+    def _game_start_record(self, game_id: str, game: int, state: GameState) -> dict[str, Any]:
+        return {
+            "type": "game_start", "game_id": game_id, "match": self.match_index, "game": game,
+            "players": self._names(), "kinds": [pl.kind for pl in self.players],
+            "ends": state.config.ends, "first_seat": state.first_seat,
+        }  # fmt: skip
+
+    def _record_reset(self, reset: dict[str, Any], state: GameState) -> None:
+        self.recorder.write({"type": "reset", "end": state.end, "shot": state.shot, **reset})
+
+    def _shot_record(
+        self,
+        state: GameState,
+        sent: tuple[float, ...] | None,
+        throw: np.ndarray | None,
+        shot_seed: int,
+        transition: Transition,
+        choice: str | None,
+        after: GameState,
+    ) -> dict[str, Any]:
+        return {
+            "type": "shot", "players": self._names(), "end": state.end, "shot": state.shot,
+            "thrower": state.next_seat, "throw_sent": list(sent) if sent is not None else None,
+            "throw": throw.tolist() if throw is not None else None,
+            "sweep": float(throw[3]) if throw is not None and len(throw) > 3 else 0.0,
+            "shot_seed": shot_seed, "before": position_list(state.position),
+            "position": position_list(after.position),
+            "fgz_restored": transition.fgz_restored,
+            "centre_line_violation": transition.centre_line_violation,
+            "centerline_choice": choice, "end_score": transition.end_score,
+        }  # fmt: skip
+
+    def _record_game(
+        self, game_id: str, state: GameState, reason: str, lost_seat: int | None = None
+    ) -> None:
+        results = [state.result_for(0), state.result_for(1)]
+        if lost_seat is not None:
+            results[lost_seat], results[1 - lost_seat] = "LOSE", "WIN"
+        record = {
+            "type": "game", "game_id": game_id, "players": self._names(),
+            "end_scores": [list(s) for s in state.end_scores], "totals": list(state.totals),
+            "results": results, "reason": reason, "lost_seat": lost_seat,
+        }  # fmt: skip
+        self.recorder.write(record)
+        self.recorder.flush()
+        log.info("game %s %s: %s %s", game_id, reason, self._names(), list(state.totals))

@@ -1,0 +1,217 @@
+"""The two kinds of seat a match plays with: a remote client (``RemotePlayer``) and a built-in
+bot answering in-process (``BotPlayer``). The match (``server_match``) talks to both alike.
+
+- ``ready(deadline)``: remote: wait for READYOK (the match sent ISREADY); bot: at once.
+- ``choose(state, …)``: remote: GO, then BESTSHOT (debug mode: RESET* meanwhile);
+  bot: ``bot.choose`` (the search bots, levels 5-8, in a worker thread).
+- ``sweep(mid, window)``: remote only: MOTIONINFO, then SWEEP within the window.
+- ``centerline_choice(t)``: remote: CENTERLINE_VIOLATION, then the choice (KEEP on timeout);
+  bot: ``bot.centerline_choice``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from typing import Any
+
+import numpy as np
+
+from rllib_curling import protocol as p
+from rllib_curling import sheet
+from rllib_curling.aiming.tables import shot_tables
+from rllib_curling.bots import make_bot
+from rllib_curling.game import GameState, Transition
+from rllib_curling.rules import remove_out_of_play
+from rllib_curling.server.connection import Connection
+
+log = logging.getLogger("rllib_curling.server")
+
+#: After READYOK, wait this long for the ``NAME team`` that usually follows.
+NAME_GRACE_S = 1.0
+#: Bots up to this level choose inline (well under 1 ms); higher levels search in a thread.
+INLINE_MAX_LEVEL = 4
+_GO = p.encode(p.Go())
+
+
+class RemotePlayer:
+    """A client on a TCP connection. ``debug``: no turn limit, RESETPOSITION/RESETSTATE taken."""
+
+    is_bot = False
+
+    def __init__(self, conn: Connection, seat: int, *, debug: bool = False) -> None:
+        self.conn, self.seat, self.debug = conn, seat, debug
+
+    @property
+    def name(self) -> str:
+        return self.conn.team_name or f"Player{self.seat + 1}"
+
+    @property
+    def kind(self) -> str:
+        return "remote-debug" if self.debug else "remote"
+
+    def send(self, msg: p.Message) -> None:
+        self.conn.send(msg)
+
+    def send_bytes(self, data: bytes) -> None:
+        self.conn.send_bytes(data)
+
+    async def ready(self, deadline: float) -> bool:
+        """Wait for READYOK (then briefly for the team name); False when ``deadline`` passes."""
+        loop = asyncio.get_running_loop()
+        if await self.conn.receive(max(0.0, deadline - loop.time())) is None:
+            return False
+        if self.conn.team_name is None:
+            self.conn.accept(p.TeamName)
+            await self.conn.receive(NAME_GRACE_S)
+        self.conn.accept()
+        return True
+
+    async def choose(
+        self, state: GameState, timeout: float | None, resets: list[dict[str, Any]]
+    ) -> tuple[GameState, tuple[float, ...] | None]:
+        """Send GO and wait for BESTSHOT: ``(state, (v, h, w))``, or ``(state, None)`` on timeout.
+
+        In debug mode RESETPOSITION / RESETSTATE change ``state`` meanwhile (each appended to
+        ``resets`` as a record).
+        """
+        types = (p.BestShot, p.ResetPosition, p.ResetState) if self.debug else (p.BestShot,)
+        self.conn.accept(*types)
+        self.conn.send_bytes(_GO)
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else loop.time() + timeout
+        try:
+            while True:
+                remaining = None if deadline is None else max(0.0, deadline - loop.time())
+                msg = await self.conn.receive(remaining)
+                if msg is None:
+                    log.warning(
+                        "%r: no BESTSHOT within %.1f s; the stone is lost", self.conn, timeout
+                    )
+                    return state, None
+                if isinstance(msg, p.BestShot):
+                    return _clear_unthrown(state) if resets else state, (msg.v, msg.h, msg.w)
+                state = self._apply_reset(state, msg, resets)
+        finally:
+            self.conn.accept()
+
+    def _apply_reset(
+        self, state: GameState, msg: p.Message, resets: list[dict[str, Any]]
+    ) -> GameState:
+        """Debug mode: RESETPOSITION replaces the layout (stones outside the playing area are
+        removed, and at BESTSHOT those in rows not thrown yet); RESETSTATE sets the shot
+        number, which must keep this seat the thrower."""
+        if isinstance(msg, p.ResetPosition):
+            position = remove_out_of_play(msg.to_array())
+            resets.append({"seat": self.seat, "position": position.tolist()})
+            return dataclasses.replace(state, position=position)
+        if isinstance(msg, p.ResetState):
+            shot = msg.shot
+            parity_ok = 0 <= shot < sheet.STONES_PER_END and (
+                (state.first_seat if shot % 2 == 0 else 1 - state.first_seat) == self.seat
+            )
+            if not parity_ok:
+                self.conn.report_bad(
+                    f"RESETSTATE shot {shot} ignored: allowed 0..15 with the parity of the "
+                    f"stones of Player{self.seat + 1} in this end"
+                )
+                return state
+            resets.append({"seat": self.seat, "new_shot": shot})
+            return dataclasses.replace(state, shot=shot)
+        return state
+
+    def sweep_window(self, window: float, adaptive_wait: float) -> float:
+        """Seconds to wait for SWEEP after MOTIONINFO: the configured window, or the adaptive
+        wait once this client has sent a SWEEP on this connection."""
+        return max(window, adaptive_wait if self.conn.sent_sweep else 0.0)
+
+    async def sweep(self, mid: np.ndarray, window: float) -> float:
+        """Send MOTIONINFO; the SWEEP distance received within ``window`` seconds, else 0."""
+        self.conn.accept(p.Sweep)
+        self.conn.send(p.MotionInfo(*(float(v) for v in mid[:5])))
+        try:
+            msg = await self.conn.receive(window) if window > 0 else None
+        finally:
+            self.conn.accept()
+        return float(msg.distance) if isinstance(msg, p.Sweep) else 0.0
+
+    def motion_info(self, mid: np.ndarray) -> None:
+        """Send MOTIONINFO without waiting for a SWEEP (no sweep window)."""
+        self.conn.send(p.MotionInfo(*(float(v) for v in mid[:5])))
+
+    async def centerline_choice(self, transition: Transition, timeout: float) -> str:
+        """Send CENTERLINE_VIOLATION; the answer, or KEEP after ``timeout`` seconds."""
+        self.conn.accept(p.CenterlineChoice)
+        self.conn.send(p.CenterlineViolation())
+        try:
+            msg = await self.conn.receive(timeout)
+        finally:
+            self.conn.accept()
+        return msg.choice if isinstance(msg, p.CenterlineChoice) else "KEEP"
+
+    async def close(self, *, empties: bool = True) -> None:
+        await self.conn.close(empties=empties)
+
+
+def _clear_unthrown(state: GameState) -> GameState:
+    """After debug resets: stones in rows not thrown yet (``>= shot``) leave the sheet."""
+    position = np.array(state.position)
+    position[state.shot :] = 0.0
+    return dataclasses.replace(state, position=position)
+
+
+def _warm_up_bots() -> None:
+    try:
+        shot_tables()  # cached per process
+    except Exception as exc:  # a bot that needs them fails visibly at its first throw
+        log.debug("bot warm-up failed: %r", exc)
+
+
+class BotPlayer:
+    """A built-in opponent (``rllib_curling.bots.make_bot(level)``) answering in-process."""
+
+    is_bot = True
+    debug = False
+
+    def __init__(self, level: int, seat: int) -> None:
+        self.level, self.seat = level, seat
+        self.bot = make_bot(level)
+        self.name = str(getattr(self.bot, "name", None) or f"bot-{level}")
+
+    @property
+    def kind(self) -> str:
+        return f"bot:{self.level}"
+
+    def send(self, msg: p.Message) -> None:
+        """Bots read the game state directly; messages to them are dropped."""
+
+    def send_bytes(self, data: bytes) -> None:
+        """Bots read the game state directly; messages to them are dropped."""
+
+    async def ready(self, deadline: float) -> bool:
+        """Build the bots' aiming tables (about 1 s, once per process) in a worker thread, so
+        that the first throw does not stall the event loop."""
+        await asyncio.to_thread(_warm_up_bots)
+        return True
+
+    async def choose(self, state: GameState, rng: np.random.Generator) -> tuple[float, ...]:
+        """``(v, h, w, sweep)`` from the bot: levels up to ``INLINE_MAX_LEVEL`` (at most about
+        a millisecond) answer inline, the search bots in a worker thread so that the event loop
+        keeps serving (timeouts, other connections) meanwhile."""
+        if self.level <= INLINE_MAX_LEVEL:
+            throw = self.bot.choose(state, rng)
+        else:
+            throw = await asyncio.to_thread(self.bot.choose, state, rng)
+        return tuple(float(x) for x in throw)
+
+    async def centerline_choice(self, transition: Transition, timeout: float) -> str:
+        choose = getattr(self.bot, "centerline_choice", None)
+        choice = choose(transition) if choose is not None else "RESET"
+        return choice if choice in p.CENTERLINE_CHOICES else "RESET"
+
+    async def close(self, *, empties: bool = True) -> None:
+        """Nothing to close."""
+
+
+Player = RemotePlayer | BotPlayer

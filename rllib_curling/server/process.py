@@ -1,0 +1,132 @@
+"""Start and stop a private ``curling server`` child process (the env's ``server="auto"``).
+
+The child binds a loopback port chosen by the OS (``--tcp-port 0``) and prints
+``LISTENING <host> <port>`` once it accepts connections; we read that line. It also exits when its
+standard input closes (``--exit-with-parent``), so a parent that dies, even by SIGKILL, leaves no
+server behind; ``stop()`` and an ``atexit`` hook cover normal exits.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import weakref
+from dataclasses import dataclass
+
+from rllib_curling.errors import ServerStartError
+
+#: A first start on a fresh install compiles the engine (numba); under load that takes a while.
+START_TIMEOUT_S = 180.0
+_LIVE: weakref.WeakSet[ServerProcess] = weakref.WeakSet()
+
+
+@dataclass(frozen=True)
+class ServerOptions:
+    """The ``curling server`` flags a private server is started with."""
+
+    host: str = "127.0.0.1"
+    port: int = 0
+    ends: int = 4
+    seed: int | None = None
+    turn_timeout: float = 120.0
+    log_dir: str | None = None
+    sweep_window_ms: int = 0
+
+    def argv(self) -> list[str]:
+        args = [
+            "--host", self.host, "--tcp-port", str(self.port), "--ends", str(self.ends),
+            "--games", "0", "--turn-timeout", str(self.turn_timeout), "--announce",
+            "--exit-with-parent", "--sweep-window-ms", str(self.sweep_window_ms),
+        ]  # fmt: skip
+        if self.seed is not None:
+            args += ["--seed", str(self.seed)]
+        if self.log_dir:
+            args += ["--log-dir", self.log_dir]
+        return args
+
+
+class ServerProcess:
+    """A running ``curling server`` child. ``address`` is ``(host, port)``."""
+
+    def __init__(self, options: ServerOptions) -> None:
+        self.options = options
+        cmd = [sys.executable, "-m", "rllib_curling", "server", *options.argv()]
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        # Files, not pipes: a server that logs a lot must never block on a full pipe.
+        self._out = tempfile.TemporaryFile()
+        self._err = tempfile.TemporaryFile()
+        self._proc = subprocess.Popen(
+            cmd,
+            stdin=subprocess.PIPE,
+            stdout=self._out,
+            stderr=self._err,
+            env=env,
+            start_new_session=True,
+        )
+        _LIVE.add(self)
+        self.address = self._read_address()
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
+    def alive(self) -> bool:
+        return self._proc.poll() is None
+
+    def _read_address(self) -> tuple[str, int]:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        line = ""
+        while time.monotonic() < deadline:
+            self._out.seek(0)
+            line = self._out.readline().decode("utf-8", "replace")
+            if line.endswith("\n") or self._proc.poll() is not None:
+                break
+            time.sleep(0.01)
+        parts = line.split()
+        if len(parts) == 3 and parts[0] == "LISTENING":
+            return parts[1], int(parts[2])
+        self._err.seek(0)
+        err = self._err.read().decode("utf-8", "replace").strip()
+        self.stop()
+        where = f"port {self.options.port}" if self.options.port else "a free port"
+        why = err.splitlines()[-1] if err else line.strip() or f"no answer in {START_TIMEOUT_S} s"
+        raise ServerStartError(
+            f"could not start a curling server on {self.options.host} {where}: {why}"
+        )
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop the server (terminate, then kill) and reap it. Safe to call twice."""
+        proc = self._proc
+        if proc.poll() is None:
+            for pipe in (proc.stdin,):
+                try:
+                    pipe and pipe.close()
+                except OSError:
+                    pass
+            proc.terminate()
+            try:
+                proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout)
+        for stream in (proc.stdin, self._out, self._err):
+            try:
+                stream and stream.close()
+            except OSError:
+                pass
+        _LIVE.discard(self)
+
+    def kill(self) -> None:
+        """Kill abruptly (tests use it to simulate a crash)."""
+        self._proc.kill()
+        self._proc.wait()
+
+
+@atexit.register
+def _stop_all() -> None:
+    for server in list(_LIVE):
+        server.stop(timeout=2.0)

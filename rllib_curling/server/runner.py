@@ -1,0 +1,191 @@
+"""The entry points of the curling server: run it in this thread, or start it in a background one.
+
+``run_server(config)`` (blocking, SIGINT/SIGTERM stop it), ``serve(config)`` (the coroutine) and
+``start_server_thread(config) -> ServerHandle`` (``.address``, ``.stop()``). What the server does
+is described in the package docstring (``rllib_curling.server``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from rllib_curling.errors import ServerStartError
+from rllib_curling.server.config import ServerConfig
+from rllib_curling.server.match import load_physics
+from rllib_curling.server.seats import SEAT_WAIT_S, CurlingServer
+
+__all__ = [
+    "SEAT_WAIT_S", "CurlingServer", "ServerConfig", "ServerHandle", "run_server", "serve",
+    "start_server_thread",
+]  # fmt: skip
+
+log = logging.getLogger("rllib_curling.server")
+
+
+# -- entry points ------------------------------------------------------------------------------
+
+
+def warm_up_physics() -> None:
+    """Import physics and simulate one throw, so numba compiles before the first client plays.
+
+    Raises ``ServerStartError`` when the physics engine cannot be loaded.
+    """
+    import numpy as np
+
+    try:
+        physics = load_physics()
+        physics.simulate(np.zeros((16, 2)), 0, (3.0, 0.0, 0.0), np.random.default_rng(0))
+    except Exception as exc:
+        raise ServerStartError(f"the physics engine cannot be loaded: {exc!r}") from exc
+
+
+async def serve(
+    config: ServerConfig,
+    *,
+    on_listening: Callable[[tuple[str, int]], None] | None = None,
+    stop_event: asyncio.Event | None = None,
+    warm_up: bool = True,
+) -> None:
+    """Run a server until ``stop_event`` is set (or forever); raises ``ServerStartError``."""
+    server = CurlingServer(config)
+    address = await server.start()  # bind first: a port in use fails at once
+    try:
+        if warm_up:
+            await asyncio.to_thread(warm_up_physics)
+    except BaseException:
+        await server.stop()
+        raise
+    if on_listening is not None:
+        on_listening(address)
+    try:
+        await (stop_event.wait() if stop_event is not None else asyncio.Event().wait())
+    finally:
+        await server.stop()
+
+
+def run_server(
+    config: ServerConfig,
+    *,
+    announce: bool = False,
+    exit_with_parent: bool = False,
+    on_listening: Callable[[tuple[str, int]], None] | None = None,
+) -> int:
+    """Run a server in this thread until SIGINT/SIGTERM (or stdin EOF with ``exit_with_parent``).
+
+    ``announce`` prints ``LISTENING <host> <port>`` to stdout once accepting; ``on_listening``
+    is called then with ``(host, port)``. Returns 0; raises ``ServerStartError``.
+    """
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.add_signal_handler(sig, stop.set)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass
+        if exit_with_parent:
+            _watch_stdin(loop, stop)
+
+        def listening(address: tuple[str, int]) -> None:
+            if announce:
+                print(f"LISTENING {address[0]} {address[1]}", flush=True)
+            if on_listening is not None:
+                on_listening(address)
+
+        await serve(config, on_listening=listening, stop_event=stop)
+
+    _run(main())
+    return 0
+
+
+def _run(coroutine: Any) -> None:
+    """``asyncio.run`` on uvloop when it is installed (a faster event loop), else asyncio's."""
+    try:
+        import uvloop
+    except ImportError:
+        asyncio.run(coroutine)
+        return
+    uvloop.run(coroutine)
+
+
+def _watch_stdin(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> None:
+    """Set ``stop`` when standard input reaches EOF (the parent process is gone)."""
+    import sys
+
+    def watch() -> None:
+        try:
+            while sys.stdin.buffer.read(4096):
+                pass
+        except (OSError, ValueError):
+            pass
+        try:
+            loop.call_soon_threadsafe(stop.set)
+        except RuntimeError:
+            pass  # the loop is already closed
+
+    threading.Thread(target=watch, name="curling-server-stdin", daemon=True).start()
+
+
+class ServerHandle:
+    """A server running in a background thread: ``address`` (host, port) and ``stop()``."""
+
+    def __init__(self, config: ServerConfig, *, warm_up: bool = True) -> None:
+        self.config = config
+        self.address: tuple[str, int] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._error: BaseException | None = None
+        self._ready = threading.Event()
+        self._thread = threading.Thread(
+            target=self._run, args=(warm_up,), name="curling-server", daemon=True
+        )
+        self._thread.start()
+        self._ready.wait()
+        if self._error is not None:
+            self._thread.join()
+            raise self._error
+
+    def _run(self, warm_up: bool) -> None:
+        async def main() -> None:
+            self._loop = asyncio.get_running_loop()
+            self._stop = asyncio.Event()
+
+            def listening(address: tuple[str, int]) -> None:
+                self.address = address
+                self._ready.set()
+
+            await serve(self.config, on_listening=listening, stop_event=self._stop, warm_up=warm_up)
+
+        try:
+            asyncio.run(main())
+        except BaseException as exc:  # reported to the starting thread
+            self._error = exc
+        finally:
+            self._ready.set()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop the server and wait for its thread. Safe to call twice."""
+        loop, stop = self._loop, self._stop
+        if loop is not None and stop is not None and self._thread.is_alive():
+            try:
+                loop.call_soon_threadsafe(stop.set)
+            except RuntimeError:
+                pass
+        self._thread.join(timeout)
+
+    def __enter__(self) -> ServerHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def start_server_thread(config: ServerConfig, *, warm_up: bool = True) -> ServerHandle:
+    """Start a server in a daemon thread; returns once it listens (raises ``ServerStartError``)."""
+    return ServerHandle(config, warm_up=warm_up)

@@ -1,0 +1,164 @@
+"""``curling server`` as a command: config.ini, port in use, --announce, stdin EOF, SIGTERM,
+and the JSONL game records (``records``)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from server_helpers import RawClient
+
+from rllib_curling.cli.commands.server import build_config
+from rllib_curling.cli.curling import build_parser
+from rllib_curling.errors import ConfigError
+from rllib_curling.server import records
+from rllib_curling.server.config import ServerConfig, read_platform_ini
+
+pytestmark = pytest.mark.timeout(60)
+pytest_plugins = ("server_fixtures",)  # fixtures: fake_engine, start_server
+
+
+def curling_server(*args: str, stdin: Any = subprocess.PIPE) -> subprocess.Popen[bytes]:
+    cmd = [sys.executable, "-m", "rllib_curling", "server", *args]
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    return subprocess.Popen(
+        cmd, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    )
+
+
+def announced_port(proc: subprocess.Popen[bytes]) -> int:
+    assert proc.stdout is not None
+    line = proc.stdout.readline().decode()
+    parts = line.split()
+    assert len(parts) == 3 and parts[:2] == ["LISTENING", "127.0.0.1"], line
+    return int(parts[2])
+
+
+def test_config_ini__sets_the_port_and_flags_win(tmp_path: Path) -> None:
+    ini = tmp_path / "config.ini"
+    ini.write_bytes("; 单机版\n[ROOT]\nHttpPort=9009\nTcpPort=7789\n".encode("gbk"))
+    assert read_platform_ini(ini) == (7789, 9009)
+    ini.write_text("\ufeff[root]\ntcpport = 7790\n", encoding="utf-8")
+    assert read_platform_ini(ini) == (7790, None)
+    parser = build_parser()
+    config = build_config(parser.parse_args(["server", "--config", str(ini)]))
+    assert config.tcp_port == 7790
+    config = build_config(parser.parse_args(["server", "--config", str(ini), "--tcp-port", "0"]))
+    assert config.tcp_port == 0
+    config = build_config(parser.parse_args(["server"]))
+    assert config.tcp_port == 7788 and config.host == "127.0.0.1"
+    ini.write_text("[OTHER]\nTcpPort=1\n")
+    with pytest.raises(ConfigError, match="ROOT"):
+        read_platform_ini(ini)
+    with pytest.raises(ConfigError, match="cannot read"):
+        read_platform_ini(tmp_path / "missing.ini")
+
+
+def test_server_config__unknown_key_lists_the_valid_ones() -> None:
+    with pytest.raises(ConfigError, match="valid"):
+        ServerConfig.from_dict({"tcp_prot": 1})
+    with pytest.raises(ConfigError):
+        ServerConfig(ends=0)
+    assert ServerConfig.from_dict({"keys": ["a"]}).keys == ("a",)
+
+
+def test_port_in_use__one_line_error_and_exit_code_1() -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        proc = curling_server("--tcp-port", str(port))
+        _, err = proc.communicate(timeout=50)
+    assert proc.returncode == 1
+    lines = err.decode().strip().splitlines()
+    assert len(lines) == 1, lines
+    assert str(port) in lines[0] and "in use" in lines[0]
+
+
+def test_start_server_thread__port_in_use_raises_naming_the_port() -> None:
+    from rllib_curling.errors import ServerStartError
+    from rllib_curling.server import start_server_thread
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        with pytest.raises(ServerStartError, match=str(port)):
+            start_server_thread(ServerConfig(tcp_port=port))
+
+
+def test_announce__exit_with_parent_after_a_game(tmp_path: Path) -> None:
+    proc = curling_server(
+        "--tcp-port", "0", "--announce", "--exit-with-parent", "--ends", "1", "--seed", "3"
+    )
+    try:
+        port = announced_port(proc)
+        client = RawClient(port, "localtest:2")
+        t = client.play()
+        client.close()
+        assert len(t.results) == 1 and t.closed_by_empties
+        assert proc.stdin is not None
+        proc.stdin.close()  # the parent goes away
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_sigterm__ends_the_session_and_flushes_records(tmp_path: Path) -> None:
+    proc = curling_server(
+        "--tcp-port", "0", "--announce", "--log-dir", str(tmp_path), "--turn-timeout", "30"
+    )
+    try:
+        port = announced_port(proc)
+        client = RawClient(port, "localtest:2")
+        while (msg := client.recv_msg()) != "GO":
+            if msg == "ISREADY":
+                client.send("READYOK")
+        proc.send_signal(signal.SIGTERM)
+        rest = []
+        while (msg := client.recv_msg()) is not None:
+            rest.append(msg)
+        client.close()
+        assert rest == [""] * 5
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    (log_file,) = tmp_path.glob("curling-server-*.jsonl")
+    lines = records.read_records(log_file)
+    assert [r["type"] for r in lines] == ["run", "game_start", "game"]
+    assert lines[-1]["reason"] == "stopped"
+
+
+def test_records__describe_every_shot_and_replay(start_server: Any, tmp_path: Path) -> None:
+    server = start_server(ends=2, games=2, log_dir=str(tmp_path))
+    client = RawClient(server.address[1], "localtest:3", name="队伍")
+    t = client.play(throw=lambda t: f"BESTSHOT {2.9 + 0.1 * (t.gos % 4)} 0.3 -1.5")
+    client.close()
+    server.stop()
+    (log_file,) = tmp_path.glob("*.jsonl")
+    lines = records.read_records(log_file)
+    kinds = [r["type"] for r in lines]
+    assert kinds[0] == "run" and lines[0]["seed"] == 1234
+    assert kinds.count("game_start") == 2 and kinds.count("game") == 2
+    shots = [r for r in lines if r["type"] == "shot"]
+    assert len(shots) == 2 * 2 * 16
+    assert shots[0]["players"] == ["队伍", shots[0]["players"][1]]
+    games = [r for r in lines if r["type"] == "game"]
+    assert [tuple(g["totals"]) for g in games] == t.totals
+    assert [g["results"][0] for g in games] == t.results
+    for shot in shots:
+        assert len(shot["throw"]) == 4 and shot["scores"] is not None
+        if shot["centerline_choice"] != "RESET":
+            replayed = records.replay_shot(shot, ends=2)
+            np.testing.assert_array_equal(replayed, np.asarray(shot["position"]))
