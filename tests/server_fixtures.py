@@ -33,3 +33,35 @@ def start_server() -> Any:
     yield start
     for handle in handles:
         handle.stop()
+
+
+@pytest.fixture
+def start_server_process() -> Any:
+    """``start_server_process(*flags) -> (Popen, port)``: ``curling server`` as a child process on
+    127.0.0.1 (port chosen by the OS), for tests that measure the server process itself; every
+    one is stopped by its PID when the test ends."""
+    import subprocess
+    import sys
+
+    procs: list[subprocess.Popen[str]] = []
+
+    def start(*flags: str) -> tuple[subprocess.Popen[str], int]:
+        cmd = [sys.executable, "-m", "rllib_curling", "server", "--tcp-port", "0", "--announce"]
+        proc = subprocess.Popen(
+            [*cmd, "--seed", "1234", *flags],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        )  # fmt: skip
+        procs.append(proc)
+        assert proc.stdout is not None
+        line = proc.stdout.readline().split()
+        assert line[:1] == ["LISTENING"], f"server did not start: {line}"
+        return proc, int(line[2])
+
+    yield start
+    for proc in procs:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)

@@ -238,3 +238,14 @@ def check_game_order(t: Transcript) -> None:
             assert back.index("GO") < (back.index("POSITION") if "POSITION" in back else 10**9)
         elif kw == "POSITION":
             assert len(msgs[i].split(" ")) == 33 and "  " not in msgs[i]
+
+
+def process_memory_mb(pid: int) -> tuple[float, float]:
+    """(current RSS, peak RSS) of process ``pid`` in MB, from /proc (Linux)."""
+    values = {}
+    with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+        for line in fh:
+            key, _, rest = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                values[key] = int(rest.split()[0]) / 1024  # kB
+    return values["VmRSS"], values["VmHWM"]

@@ -119,17 +119,6 @@ def test_level2__draws_end_in_the_house_noise_off() -> None:
     assert spins == {1.0, -1.0}
 
 
-def test_level2__is_cheap() -> None:
-    import time
-
-    bot, rng = make_bot(2), np.random.default_rng(0)
-    bot.choose(GameState(), rng)
-    start = time.perf_counter()
-    for _ in range(2000):
-        bot.choose(GameState(), rng)
-    assert time.perf_counter() - start < 0.5  # thousands of shots per second
-
-
 @pytest.mark.parametrize("level", [3, 4, 6, 8])
 def test_takeout__removes_the_opponent_shot_stone(level: int) -> None:
     # the opponent (even rows, no hammer) lies on the button; we throw stone 1

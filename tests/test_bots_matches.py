@@ -133,7 +133,7 @@ def test_parse_player__rejects(bad: str) -> None:
         parse_player(bad)
 
 
-def test_parse_levels() -> None:
+def test_parse_levels__ranges_and_lists() -> None:
     assert parse_levels("1-8") == list(range(1, 9))
     assert parse_levels("3,5-6") == [3, 5, 6]
     for bad in ("0", "9", "a", "2-x"):

@@ -150,6 +150,7 @@ def test_records__describe_every_shot_and_replay(start_server: Any, tmp_path: Pa
     lines = records.read_records(log_file)
     kinds = [r["type"] for r in lines]
     assert kinds[0] == "run" and lines[0]["seed"] == 1234
+    assert lines[0]["started"].endswith("+00:00") and lines[0]["address"][1] == server.address[1]
     assert kinds.count("game_start") == 2 and kinds.count("game") == 2
     shots = [r for r in lines if r["type"] == "shot"]
     assert len(shots) == 2 * 2 * 16
@@ -157,6 +158,9 @@ def test_records__describe_every_shot_and_replay(start_server: Any, tmp_path: Pa
     games = [r for r in lines if r["type"] == "game"]
     assert [tuple(g["totals"]) for g in games] == t.totals
     assert [g["results"][0] for g in games] == t.results
+    assert [g["shots"] for g in games] == [2 * 16, 2 * 16]
+    starts = [r["game_id"] for r in lines if r["type"] == "game_start"]
+    assert {s["game_id"] for s in shots} == set(starts) == {g["game_id"] for g in games}
     for shot in shots:
         assert len(shot["throw"]) == 4 and shot["scores"] is not None
         if shot["centerline_choice"] != "RESET":

@@ -205,3 +205,103 @@ def test_multi_agent__random_game_for_both_seats() -> None:
         assert returns["player1"] == -returns["player2"]
     finally:
         env.close()
+
+
+def _scripted_game(reward: str, seed: int = 3, **config: object) -> tuple[list[float], dict]:
+    """A whole game with a fixed action sequence; the rewards of every step, the first obs and
+    the last info."""
+    env = CurlingEnv({"opponent": 3, "ends": 2, "action": "discrete", "reward": reward, **config})
+    try:
+        obs, _ = env.reset(seed=seed)
+        rewards, done, step = [], False, 0
+        first = obs
+        while not done:
+            obs, r, terminated, truncated, info = env.step((7 * step) % env.action_space.n)
+            rewards.append(r)
+            step += 1
+            done = terminated or truncated
+        return rewards, {"first_obs": first, **info}
+    finally:
+        env.close()
+
+
+def test_env__win_reward_is_plus_minus_one_on_the_last_step_only() -> None:
+    rewards, info = _scripted_game("win")
+    want = {"WIN": 1.0, "LOSE": -1.0, "DRAW": 0.0}[info["result"]]
+    assert rewards[-1] == want and all(r == 0.0 for r in rewards[:-1])
+
+
+def test_env__shaped_reward_adds_the_telescoping_house_potential() -> None:
+    from rllib_curling import observation
+
+    score, info_s = _scripted_game("score")
+    shaped, info_h = _scripted_game("shaped", shaping_scale=0.5)
+    assert info_s["score"] == info_h["score"] and len(score) == len(shaped)  # the same game
+    first_house = float(info_h["first_obs"][observation.CONTEXT_START + 7]) * 8.0
+    # sum of 0.5 * (phi' - phi) over the game = 0.5 * (0 - phi(first turn))
+    assert sum(shaped) == pytest.approx(sum(score) - 0.5 * first_house)
+    assert any(abs(a - b) > 1e-9 for a, b in zip(score, shaped, strict=True))
+
+
+def test_env__sweep_action_sweeps_the_stone_further() -> None:
+    rests = []
+    for sweep in (-1.0, 1.0):  # 0 m and 12 m of sweeping, same seed and throw
+        env = CurlingEnv({"opponent": 0, "ends": 1, "sweep": True})
+        try:
+            assert env.action_space.shape == (4,)
+            _, info = env.reset(seed=5)
+            env.step(np.array([0.0, 0.0, 0.3, sweep], dtype=np.float32))
+            stone = 0 if info["setstate"][0] == 0 else 1
+            rests.append(env.unwrapped._client.position[stone].copy())
+        finally:
+            env.close()
+    assert rests[1][1] < rests[0][1] - 0.01  # swept: travels further (toward smaller y)
+
+
+def test_env__unlimited_ends_are_truncated_after_the_cap() -> None:
+    from rllib_curling.observation import UNLIMITED_MAX_ENDS
+
+    env = CurlingEnv({"opponent": 0, "ends": -1, "action": "discrete"})
+    try:
+        env.reset(seed=0)
+        steps, terminated, truncated = 0, False, False
+        while not (terminated or truncated):
+            _, _, terminated, truncated, info = env.step(0)
+            steps += 1
+        assert truncated and not terminated
+        assert info["setstate"][1] == UNLIMITED_MAX_ENDS and steps == 8 * UNLIMITED_MAX_ENDS
+    finally:
+        env.close()
+
+
+def test_multi_agent__refuses_the_shaped_reward() -> None:
+    from rllib_curling.env.multi_agent import CurlingMultiAgentEnv
+    from rllib_curling.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="shaped"):
+        CurlingMultiAgentEnv({"reward": "shaped"})
+
+
+def test_multi_agent__same_seed_same_actions_same_observations() -> None:
+    from rllib_curling.env.multi_agent import CurlingMultiAgentEnv
+
+    runs = []
+    for _ in range(2):
+        env = CurlingMultiAgentEnv({"ends": 1, "action": "discrete"})
+        try:
+            obs, _ = env.reset(seed=9)
+            seen = [obs]
+            for step in range(16):
+                (agent,) = obs.keys()
+                obs, _, terminateds, _, _ = env.step({agent: (3 * step) % 38})
+                seen.append(obs)
+                if terminateds["__all__"]:
+                    break
+            runs.append(seen)
+        finally:
+            env.close()
+    assert len(runs[0]) == len(runs[1]) == 17
+    for a, b in zip(*runs, strict=True):
+        assert a.keys() == b.keys()
+        for agent in a:
+            np.testing.assert_array_equal(a[agent], b[agent])

@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 from server_helpers import RawClient, Transcript
+
+from rllib_curling.server import records
 
 pytestmark = pytest.mark.timeout(60)
 pytest_plugins = ("server_fixtures",)  # fixtures: fake_engine, start_server
@@ -66,8 +69,8 @@ def test_free_guard_zone__knocked_out_guard_is_restored(start_server: Any) -> No
     assert len(t.results) == 1
 
 
-def test_debug_resetstate__needs_the_callers_parity(start_server: Any) -> None:
-    server = start_server(ends=1)
+def test_debug_resetstate__needs_the_callers_parity(start_server: Any, tmp_path: Path) -> None:
+    server = start_server(ends=1, log_dir=str(tmp_path))
 
     def reset_state(client: RawClient, msg: str) -> bool:
         if msg != "GO":
@@ -85,6 +88,12 @@ def test_debug_resetstate__needs_the_callers_parity(start_server: Any) -> None:
     assert t.setstates[0] == [0, 0, 1, 0] and t.setstates[1] == [13, 0, 1, 1]
     assert t.gos == 2  # shots 12 and 14
     assert len(t.results) == 1
+    server.stop()
+    (log_file,) = tmp_path.glob("*.jsonl")
+    lines = records.read_records(log_file)
+    (reset,) = [r for r in lines if r["type"] == "reset"]
+    (start,) = [r for r in lines if r["type"] == "game_start"]
+    assert reset["game_id"] == start["game_id"] and reset["new_shot"] == 12
 
 
 def centre_line_game(port: int, answer: str | None) -> tuple[Transcript, Transcript]:

@@ -7,9 +7,10 @@ private one by default), so self-play uses the same wire path as play against a 
 
 Spaces, action maps and observations are those of ``CurlingEnv`` (same ``env_config`` keys; the
 ``opponent`` key is ignored: the other agent is the opponent). Rewards: each agent gets its own
-end scores (``reward="score"``) or ±1 at the end (``"win"``); rewards reach an agent on the
-step during which they happen, and both agents get their final observation and reward when the
-game ends.
+end scores (``reward="score"``) or ±1 at the end (``"win"``; ``"shaped"`` is refused); rewards
+reach an agent on the step during which they happen, and both agents get their final
+observation and reward when the game ends. ``reset(seed=...)`` restarts the private server
+with that seed: the same seed and actions give the same game.
 
 RLlib (see ``examples/self_play.py``)::
 
@@ -30,9 +31,10 @@ from rllib_curling.client import CurlingClient
 from rllib_curling.env.config import CurlingEnvConfig
 from rllib_curling.env.servers import EnvServer
 from rllib_curling.env.spaces import action_space, observation_space, observe, throw_for
-from rllib_curling.errors import ConnectionLostError
+from rllib_curling.errors import ConfigError, ConnectionLostError
 
 AGENTS = ("player1", "player2")
+MULTI_AGENT_REWARDS = ("score", "win")
 
 
 class CurlingMultiAgentEnv(MultiAgentEnv):
@@ -43,6 +45,11 @@ class CurlingMultiAgentEnv(MultiAgentEnv):
         values = {**dict(config or {}), **kwargs, "opponent": "external"}
         self.worker_index = int(getattr(config, "worker_index", 0) or 0)
         self.config = CurlingEnvConfig.from_dict(values)
+        if self.config.reward not in MULTI_AGENT_REWARDS:
+            raise ConfigError(
+                f"the multi-agent env supports reward {MULTI_AGENT_REWARDS}, got "
+                f"{self.config.reward!r} (shaping by the house score is single-agent only)"
+            )
         obs_space, act_space = observation_space(), action_space(self.config)
         self.agents = self.possible_agents = list(AGENTS)
         self.observation_spaces = {a: obs_space for a in AGENTS}
@@ -77,6 +84,10 @@ class CurlingMultiAgentEnv(MultiAgentEnv):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        if seed is not None and self.config.server == "auto":
+            # A fresh private server with this seed: same seed and actions, same game.
+            self._disconnect()
+            self._server.reseed(seed)
         if self._to_move is not None or not self._clients:
             self._connect()  # first episode, or abandoning a game in progress
         mover = self._pump(expect_game=True)

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from rllib_curling import protocol as p
+from rllib_curling import sheet
 from rllib_curling.game import Game, GameConfig, GameState, Transition
 from rllib_curling.server.config import ServerConfig
 from rllib_curling.server.connection import SeatLost
@@ -139,9 +140,7 @@ class Match:
                 if self.lost is not None:
                     raise SeatLost(self.lost)
                 self._send_state(state)
-                transition, state, record = await self._throw(state, rng, bot_rng)
-                if record:
-                    record["game_id"] = game_id
+                transition, state, record = await self._throw(state, rng, bot_rng, game_id)
                 self._after_throw(transition, state, record)
                 if state.is_terminal:
                     self._game_over(state)
@@ -200,7 +199,11 @@ class Match:
     # -- one throw -----------------------------------------------------------------------------
 
     async def _throw(
-        self, state: GameState, rng: np.random.Generator, bot_rng: np.random.Generator
+        self,
+        state: GameState,
+        rng: np.random.Generator,
+        bot_rng: np.random.Generator,
+        game_id: str,
     ) -> tuple[Transition, GameState, dict[str, Any]]:
         """Get the thrower's throw, simulate it, apply the rules and any centre-line choice."""
         thrower = self.players[state.next_seat]
@@ -212,7 +215,7 @@ class Match:
             state, sent = await thrower.choose(state, timeout, resets)
         if self.recorder.enabled:
             for reset in resets:
-                self._record_reset(reset, state)
+                self._record_reset(reset, state, game_id)
         shot_seed = int(rng.integers(_SEED_BOUND))
         throw = self._clamp(sent)
         if throw is None:
@@ -228,7 +231,7 @@ class Match:
         if not self.recorder.enabled:
             return transition, after, {}
         record = self._shot_record(state, sent, throw, shot_seed, transition, choice, after)
-        return transition, after, record
+        return transition, after, {"type": "shot", "game_id": game_id, **record}
 
     def _clamp(self, sent: tuple[float, ...] | None) -> np.ndarray | None:
         if sent is None:
@@ -274,8 +277,9 @@ class Match:
             "ends": state.config.ends, "first_seat": state.first_seat,
         }  # fmt: skip
 
-    def _record_reset(self, reset: dict[str, Any], state: GameState) -> None:
-        self.recorder.write({"type": "reset", "end": state.end, "shot": state.shot, **reset})
+    def _record_reset(self, reset: dict[str, Any], state: GameState, game_id: str) -> None:
+        record = {"type": "reset", "game_id": game_id, "end": state.end, "shot": state.shot}
+        self.recorder.write({**record, **reset})
 
     def _shot_record(
         self,
@@ -288,7 +292,7 @@ class Match:
         after: GameState,
     ) -> dict[str, Any]:
         return {
-            "type": "shot", "players": self._names(), "end": state.end, "shot": state.shot,
+            "players": self._names(), "end": state.end, "shot": state.shot,
             "thrower": state.next_seat, "throw_sent": list(sent) if sent is not None else None,
             "throw": throw.tolist() if throw is not None else None,
             "sweep": float(throw[3]) if throw is not None and len(throw) > 3 else 0.0,
@@ -309,6 +313,7 @@ class Match:
             "type": "game", "game_id": game_id, "players": self._names(),
             "end_scores": [list(s) for s in state.end_scores], "totals": list(state.totals),
             "results": results, "reason": reason, "lost_seat": lost_seat,
+            "shots": sheet.STONES_PER_END * state.end + state.shot,
         }  # fmt: skip
         self.recorder.write(record)
         self.recorder.flush()

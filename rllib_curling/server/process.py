@@ -81,19 +81,25 @@ class ServerProcess:
         deadline = time.monotonic() + START_TIMEOUT_S
         line = ""
         while time.monotonic() < deadline:
-            self._out.seek(0)
-            line = self._out.readline().decode("utf-8", "replace")
+            # pread: the child shares the file's offset, so never move it from here.
+            head = os.pread(self._out.fileno(), 4096, 0).decode("utf-8", "replace")
+            line = head.split("\n", 1)[0] + ("\n" if "\n" in head else "")
             if line.endswith("\n") or self._proc.poll() is not None:
                 break
             time.sleep(0.01)
         parts = line.split()
         if len(parts) == 3 and parts[0] == "LISTENING":
             return parts[1], int(parts[2])
-        self._err.seek(0)
-        err = self._err.read().decode("utf-8", "replace").strip()
+        err = os.pread(self._err.fileno(), 1 << 16, 0).decode("utf-8", "replace").strip()
+        code = self._proc.poll()
         self.stop()
         where = f"port {self.options.port}" if self.options.port else "a free port"
-        why = err.splitlines()[-1] if err else line.strip() or f"no answer in {START_TIMEOUT_S} s"
+        if err:
+            why = err.splitlines()[-1]
+        elif code is not None:
+            why = f"it exited with code {code} before listening ({line.strip() or 'no output'})"
+        else:
+            why = f"no answer in {START_TIMEOUT_S:.0f} s"
         raise ServerStartError(
             f"could not start a curling server on {self.options.host} {where}: {why}"
         )

@@ -7,7 +7,8 @@ replay reproduces them bit for bit.
 
 | type         | fields                                                                        |
 |--------------|-------------------------------------------------------------------------------|
-| ``run``      | version, run_id, started (ISO time), seed (the base seed actually used), config |
+| ``run``      | version, run_id, started (ISO time, UTC), seed (the base seed actually used), |
+|              | address, config                                                                 |
 | ``game_start`` | game_id, match, game, players [name1, name2], kinds ["remote", "bot:3", …], |
 |              | ends, first_seat (throws first in end 0)                                        |
 | ``reset``    | game_id, end, shot, seat, position (RESETPOSITION) or new_shot (RESETSTATE);    |
@@ -19,7 +20,7 @@ replay reproduces them bit for bit.
 |              | end_score [p1, p2] or null, scores [p1, p2] (totals so far)                     |
 | ``game``     | game_id, players, end_scores [[p1, p2], …], totals [p1, p2], results            |
 |              | [result of Player1, of Player2] (WIN/LOSE/DRAW), reason (finished, disconnect,  |
-|              | stopped, error), lost_seat (disconnect), shots                                  |
+|              | stopped, error), lost_seat (disconnect), shots (stones thrown in the game)      |
 
 **Replay**: ``physics.simulate(before, shot, throw, np.random.default_rng(shot_seed))`` followed by
 ``Game.settle`` gives ``position`` again (``replay_shot``); with a centre-line choice of RESET, the

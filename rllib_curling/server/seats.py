@@ -13,6 +13,7 @@ import errno
 import logging
 import secrets
 from collections.abc import Callable
+from datetime import datetime, timezone
 
 from rllib_curling import protocol as p
 from rllib_curling.bots.levels import LEVELS, is_level
@@ -61,6 +62,7 @@ class CurlingServer:
         self.recorder.write(
             {
                 "type": "run", "version": RECORD_VERSION, "run_id": self.recorder.run_id,
+                "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                 "seed": self.seed, "address": list(self.address), "config": self.config.as_dict(),
             }
         )  # fmt: skip

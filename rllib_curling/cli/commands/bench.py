@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
-BENCHMARKS = ("physics", "server", "env", "rllib")
+BENCHMARKS = ("physics", "bots", "server", "env", "rllib")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

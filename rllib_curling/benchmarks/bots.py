@@ -1,0 +1,77 @@
+"""``curling bench bots``: how long each built-in level takes to choose a throw.
+
+For every level, the positions of ``--games`` games between level 3 and itself (every stone of
+every end, so early, mid-end and last-stone positions alike) are replayed and the level chooses
+a throw in each; the figures are the median and the 90th percentile of the decision time per
+shot, in milliseconds, after a warm-up decision (aiming tables built, engine compiled).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+
+import numpy as np
+
+
+def positions(games: int, seed: int) -> list:  # list[GameState]
+    """Game states of ``games`` level-3 games (one per stone thrown)."""
+    from rllib_curling.bots import make_bot
+    from rllib_curling.bots.matches import play_game
+    from rllib_curling.game import GameConfig
+
+    states: list = []
+    bot = make_bot(3)
+    for g in range(games):
+        play_game(
+            (bot, bot), GameConfig(ends=2), np.random.default_rng([seed, g]),
+            on_shot=lambda state, _throw: states.append(state),
+        )  # fmt: skip
+    return states
+
+
+def decision_ms(level: int, states: list, seed: int) -> list[float]:
+    """Milliseconds per ``choose`` of ``level`` over ``states``."""
+    from rllib_curling.bots import make_bot
+
+    bot = make_bot(level)
+    rng = np.random.default_rng(seed)
+    bot.choose(states[0], rng)  # warm-up
+    out = []
+    for state in states:
+        start = time.perf_counter()
+        bot.choose(state, rng)
+        out.append(1000.0 * (time.perf_counter() - start))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    from rllib_curling.bots import LEVELS
+
+    parser = argparse.ArgumentParser(prog="curling bench bots", description=__doc__)
+    parser.add_argument("--games", type=int, default=2, help="2-end games of positions (2)")
+    parser.add_argument("--seed", type=int, default=0, help="seed (0)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+    states = positions(args.games, args.seed)
+    result: dict[str, dict[str, float]] = {}
+    for level in LEVELS:
+        times = decision_ms(level, states, args.seed)
+        result[str(level)] = {
+            "median_ms": statistics.median(times),
+            "p90_ms": float(np.percentile(times, 90)),
+            "max_ms": max(times),
+            "decisions": len(times),
+        }
+    if args.json:
+        print(json.dumps({"positions": len(states), "levels": result}))
+    else:
+        print(f"decision time per shot over {len(states)} positions (ms):")
+        print("level  median     p90     max")
+        for level, row in result.items():
+            print(
+                f"{level:>5}  {row['median_ms']:6.2f}  {row['p90_ms']:6.2f}  {row['max_ms']:6.2f}"
+            )
+    return 0

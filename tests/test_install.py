@@ -1,0 +1,71 @@
+"""The core install (no extras) is enough for the server, the engine and the bots, and pulls
+neither Ray, torch, Gymnasium nor matplotlib. Builds a fresh venv from the project's files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import venv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+
+
+@pytest.fixture(scope="module")
+def core_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    env_dir = tmp_path_factory.mktemp("core-venv")
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    pip = [str(env_dir / "bin" / "python"), "-m", "pip", "install", "-q"]
+    subprocess.run(
+        [*pip, "-c", str(ROOT / "constraints.txt"), str(ROOT)],
+        check=True, capture_output=True, text=True, timeout=800,
+    )  # fmt: skip
+    return env_dir
+
+
+def test_core_install__pulls_no_rl_or_plotting_packages(core_venv: Path) -> None:
+    out = subprocess.run(
+        [str(core_venv / "bin" / "python"), "-m", "pip", "list", "--format", "json"],
+        check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    installed = {p["name"].lower() for p in json.loads(out.stdout)}
+    assert {"numpy", "numba", "rllib-curling"} <= installed
+    assert not installed & {"ray", "torch", "gymnasium", "matplotlib", "pyyaml"}
+
+
+def test_core_install__simulates_and_plays_bot_games(core_venv: Path) -> None:
+    curling = str(core_venv / "bin" / "curling")
+    sim = subprocess.run(
+        [curling, "simulate", "--v", "3", "--no-noise", "--json"],
+        check=True, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    (shot,) = json.loads(sim.stdout)
+    assert abs(shot["y"] - 4.88) < 0.2
+    match = subprocess.run(
+        [curling, "match", "3", "2", "--games", "2", "--ends", "1", "--json"],
+        check=True, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert json.loads(match.stdout)["games"] == 2
+
+
+def test_core_install__server_plays_a_game_with_a_client(core_venv: Path) -> None:
+    from server_helpers import RawClient
+
+    server = subprocess.Popen(
+        [str(core_venv / "bin" / "curling"), "server", "--tcp-port", "0", "--announce",
+         "--ends", "1", "--seed", "1"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    try:
+        assert server.stdout is not None
+        _, host, port = server.stdout.readline().split()
+        client = RawClient(int(port), "localtest:3")
+        t = client.play()
+        client.close()
+        assert len(t.results) == 1 and t.closed_by_empties and host == "127.0.0.1"
+    finally:
+        server.terminate()
+        server.wait(20)
