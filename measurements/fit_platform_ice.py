@@ -25,7 +25,12 @@ import time
 import numpy as np
 from scipy.optimize import minimize, minimize_scalar
 
-from rllib_curling.physics.calibration import evaluate, landing_errors, load_table
+from rllib_curling.physics.calibration import (
+    OFFICIAL_FREE_DRAWS,
+    evaluate,
+    landing_errors,
+    load_table,
+)
 from rllib_curling.physics.engine import simulate_batch
 from rllib_curling.physics.ice import PLATFORM, IceModel
 
@@ -43,11 +48,16 @@ def stage1_loss(model: IceModel, mid_rows: np.ndarray) -> float:
     spin_err = mid[:, 4] - mid_rows["spin"]
     x_err = mid[:, 0] - mid_rows["x"]
     landing = float(np.sqrt(np.mean(dist[nosweep] ** 2)))
+    draws = simulate_batch(
+        EMPTY, 0, [d[0] for d in OFFICIAL_FREE_DRAWS], model=model, noise=False,
+        remove_out_of_play=False,
+    ).positions[:, 0]  # fmt: skip
+    draw_err = np.hypot(*(draws - np.array([d[1] for d in OFFICIAL_FREE_DRAWS])).T)
     # 1 cm of landing ~ 1 % of spin (0.005 rad/s) ~ 0.2 % of speed (0.004 m/s) ~ 0.5 cm of x.
     mid_term = np.sqrt(
         np.mean((spin_err / 0.5) ** 2) + np.mean((speed_err / 0.4) ** 2) + np.mean((x_err * 2) ** 2)
     )
-    return landing + float(mid_term)
+    return landing + float(mid_term) + float(np.sqrt(np.mean(draw_err**2)))
 
 
 def fit_stage1(base: IceModel, quick: bool) -> IceModel:

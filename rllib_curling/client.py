@@ -14,6 +14,8 @@ State it keeps, as the server last said it: ``seat``, ``position`` ((16, 2), thr
 mine > 0), ``totals`` (mine, theirs), ``motion`` (the last MOTIONINFO), ``result`` (GAMEOVER).
 
 Messages are sent as course clients send them: bare text, no terminator (``nul=True`` adds one).
+Every MOTIONINFO is answered with ``SWEEP d`` (``SWEEP 0`` when not sweeping, so a server that
+waits for sweeps goes on at once; ``sweep_reply=False`` answers only when sweeping).
 Socket errors and silence longer than ``timeout`` raise ``ConnectionLostError``.
 """
 
@@ -47,12 +49,14 @@ class CurlingClient:
         connect_timeout: float = 10.0,
         centerline_choice: str = "RESET",
         nul: bool = False,
+        sweep_reply: bool = True,
     ) -> None:
         self.host, self.port = host, int(port)
         self.key, self.name = key, name
         self.timeout, self.connect_timeout = timeout, connect_timeout
         self.centerline_choice = centerline_choice
         self.nul = nul
+        self.sweep_reply = sweep_reply
         self._sock: socket.socket | None = None
         self._decoder = p.StreamDecoder(p.Direction.TO_CLIENT)
         self._inbox: deque[p.Message] = deque()
@@ -192,7 +196,9 @@ class CurlingClient:
             self.motion = msg
             if self._pending_sweep is not None:
                 self.sweep(self._pending_sweep)
-                self._pending_sweep = None
+            elif self.sweep_reply:
+                self.sweep(0.0)  # no sweeping: the server need not wait for a SWEEP
+            self._pending_sweep = None
         elif isinstance(msg, p.Score):
             self.end_scores.append(int(msg.points))
         elif isinstance(msg, p.TotalScore):

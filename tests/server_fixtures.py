@@ -17,7 +17,8 @@ def fake_engine(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def start_server() -> Any:
     """``start_server(**config) -> ServerHandle`` on 127.0.0.1, port chosen by the OS; every
-    server is stopped when the test ends."""
+    server is stopped when the test ends. ``sweep_window`` defaults to 0 here (the raw clients
+    do not answer MOTIONINFO); the tests of sweeping and of course clients set it."""
     from rllib_curling.server import start_server_thread
     from rllib_curling.server.config import ServerConfig
 
@@ -26,6 +27,7 @@ def start_server() -> Any:
     def start(**options: Any) -> Any:
         options.setdefault("tcp_port", 0)
         options.setdefault("seed", 1234)
+        options.setdefault("sweep_window", 0.0)
         handle = start_server_thread(ServerConfig(**options))
         handles.append(handle)
         return handle
@@ -48,7 +50,7 @@ def start_server_process() -> Any:
     def start(*flags: str) -> tuple[subprocess.Popen[str], int]:
         cmd = [sys.executable, "-m", "rllib_curling", "server", "--tcp-port", "0", "--announce"]
         proc = subprocess.Popen(
-            [*cmd, "--seed", "1234", *flags],
+            [*cmd, "--seed", "1234", "--sweep-window-ms", "0", *flags],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
         )  # fmt: skip
         procs.append(proc)

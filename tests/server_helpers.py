@@ -81,15 +81,17 @@ class RawClient:
     ) -> Transcript:
         """Answer ISREADY, GO (``throw`` gives the BESTSHOT text), MOTIONINFO (``sweep``), until
         5 empty messages in a row, EOF, or ``stop_after_games`` GAMEOVERs. ``on_message`` may
-        handle a message first (return True to skip the default handling)."""
+        handle a message first (return True to skip the default handling); both get it stripped,
+        as the course template strips every message."""
         t, empties = self.t, 0
         throw = throw or (lambda _t: "BESTSHOT 3.0 0.0 0.0")
         while True:
-            msg = self.recv_msg()
-            if msg is None:
+            raw = self.recv_msg()
+            if raw is None:
                 return t
-            t.messages.append(msg)
-            if msg.strip() == "":
+            t.messages.append(raw)  # as received: the trailing space is checked
+            msg = raw.strip()  # as the course template reads it
+            if msg == "":
                 empties += 1
                 if empties >= 5:
                     t.closed_by_empties = True
@@ -217,16 +219,22 @@ def wait_until(pred: Callable[[], bool], timeout: float = 10.0) -> bool:
 
 
 def check_game_order(t: Transcript) -> None:
-    """Assert the message order of protocol.md "One game" in one seat's transcript."""
+    """Assert the message order of protocol.md "One game" in one seat's transcript: every game
+    after the first starts with the seat announced again, every message ends with a space."""
     msgs = [m for m in t.messages if m.strip()]
     kws = [m.split(" ")[0] for m in msgs]
+    assert all(m.endswith(" ") for m in msgs), [m for m in msgs if not m.endswith(" ")][:3]
     assert kws[:2] == ["NAME", "CONNECTNAME"], kws[:4]
-    assert msgs[0].endswith(" ") and msgs[1].endswith(" ")  # the platform's trailing space
     assert kws[2] == "ISREADY" and kws[3] == "NEWGAME", kws[:6]
+    seat = None
     for i, kw in enumerate(kws):
-        if kw == "GO":
+        if kw in ("NAME", "CONNECTNAME"):
+            seat = int(msgs[i].split(" ")[1][-1]) - 1
+        elif kw == "NEWGAME" and i > 3:
+            assert kws[i - 2 : i] == ["NAME", "CONNECTNAME"], kws[i - 4 : i + 1]
+        elif kw == "GO":
             assert kws[i - 2 : i] == ["POSITION", "SETSTATE"], kws[i - 4 : i + 1]
-            assert int(msgs[i - 1].split(" ")[4]) == t.seat  # SETSTATE next = me
+            assert int(msgs[i - 1].split(" ")[4]) == seat  # SETSTATE next = me
         elif kw == "SCORE":
             assert kws[i - 1] == "POSITION" and kws[i + 1] == "SETSTATE", kws[i - 2 : i + 3]
             assert msgs[i + 1].split(" ")[1] == "16"
@@ -237,7 +245,8 @@ def check_game_order(t: Transcript) -> None:
             back = kws[:i][::-1]
             assert back.index("GO") < (back.index("POSITION") if "POSITION" in back else 10**9)
         elif kw == "POSITION":
-            assert len(msgs[i].split(" ")) == 33 and "  " not in msgs[i]
+            parts = msgs[i].split(" ")
+            assert len(parts) == 34 and parts[-1] == "" and "  " not in msgs[i]
 
 
 def process_memory_mb(pid: int) -> tuple[float, float]:

@@ -81,10 +81,11 @@ def test_match_result__draws_count_half() -> None:
 
 
 def test_strength__each_low_level_beats_the_one_below() -> None:
-    # a handful of games with a fixed seed; the full ladder (curling ladder) is too slow for CI
+    # enough games with a fixed seed to tell the levels apart; the full ladder (curling ladder,
+    # 40 games per pair and all levels) is in measurements/RESULTS.md
     assert play_match(make_bot(2), make_bot(1), games=4, ends=4, seed=11).win_rate >= 0.75
-    assert play_match(make_bot(3), make_bot(2), games=6, ends=4, seed=11).win_rate >= 0.6
-    assert play_match(make_bot(4), make_bot(3), games=6, ends=4, seed=11).win_rate >= 0.6
+    assert play_match(make_bot(3), make_bot(2), games=10, ends=4, seed=11).win_rate >= 0.6
+    assert play_match(make_bot(4), make_bot(3), games=20, ends=4, seed=11).win_rate >= 0.6
 
 
 def test_run_ladder__rows_and_progress() -> None:
@@ -171,3 +172,44 @@ def test_cli_match__external_ai_over_tcp(capsys: pytest.CaptureFixture[str]) -> 
     assert rc == [0]
     data = json.loads(capsys.readouterr().out)
     assert data["games"] == 2 and data["wins"] == 2 and data["mean_points_b"] == 0
+
+
+def test_cli_match__a_bot_named_first_is_player1_in_game_1(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import socket
+    import threading
+    import time
+
+    from rllib_curling.client import CurlingClient
+    from rllib_curling.errors import ConnectionLostError
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    argv = ["match", "bot:0", f"tcp:127.0.0.1:{port}", "--games", "2", "--ends", "1", "--json"]
+    rc: list[int] = []
+    thread = threading.Thread(target=lambda: rc.append(cli.main(argv)), daemon=True)
+    thread.start()
+    client = CurlingClient("127.0.0.1", port, timeout=30)
+    for _ in range(100):
+        try:
+            seats = [client.connect()]
+            break
+        except ConnectionLostError:
+            time.sleep(0.1)
+    first_stones = []
+    while (event := client.wait_turn()) != "closed":
+        if event == "go":
+            if client.state is not None and client.state[0] <= 1:
+                first_stones.append(client.state[0])
+            client.throw(3.0, 0.0, 0.0)
+        elif event == "gameover":
+            seats.append(client.seat)
+    client.close()
+    thread.join(30)
+    assert rc == [0]
+    assert seats[0] == 1  # the external AI is Player2 in game 1: the bot (A) is Player1
+    assert first_stones == [1, 0]  # it throws second in game 1, first in game 2
+    data = json.loads(capsys.readouterr().out)
+    assert data["games"] == 2 and data["losses"] == 2  # counted from A's (the robot's) view

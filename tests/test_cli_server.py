@@ -120,8 +120,8 @@ def test_sigterm__ends_the_session_and_flushes_records(tmp_path: Path) -> None:
     try:
         port = announced_port(proc)
         client = RawClient(port, "localtest:2")
-        while (msg := client.recv_msg()) != "GO":
-            if msg == "ISREADY":
+        while (msg := client.recv_msg()) != "GO ":
+            if msg == "ISREADY ":
                 client.send("READYOK")
         proc.send_signal(signal.SIGTERM)
         rest = []
@@ -157,7 +157,9 @@ def test_records__describe_every_shot_and_replay(start_server: Any, tmp_path: Pa
     assert shots[0]["players"] == ["队伍", shots[0]["players"][1]]
     games = [r for r in lines if r["type"] == "game"]
     assert [tuple(g["totals"]) for g in games] == t.totals
-    assert [g["results"][0] for g in games] == t.results
+    mine = [g["players"].index("队伍") for g in games]
+    assert mine == [0, 1]  # Player1 in game 1, Player2 in game 2 (the seats swap)
+    assert [g["results"][k] for g, k in zip(games, mine, strict=True)] == t.results
     assert [g["shots"] for g in games] == [2 * 16, 2 * 16]
     starts = [r["game_id"] for r in lines if r["type"] == "game_start"]
     assert {s["game_id"] for s in shots} == set(starts) == {g["game_id"] for g in games}

@@ -338,7 +338,7 @@ def test_rigid_jump__equals_tick_by_tick_friction() -> None:
     n, _ = rigid_jump(pos, vel, spin, mode, np.zeros(16), PARAMS, 40, np.zeros((1, 16, 2)), 0, 0, 0)
     assert n == 40
     p, v, w = np.array([2.0, 8.0]), np.array([0.6, -2.0]), 1.5
-    dv = PLATFORM.contact_mu * PLATFORM.gravity * PLATFORM.dt
+    dv = PLATFORM.contact_mu * PLATFORM.contact_friction_anchors * PLATFORM.gravity * PLATFORM.dt
     for _ in range(40):
         s = np.linalg.norm(v)
         v = v * (1 - dv / s)

@@ -77,14 +77,25 @@ def test_legacy_client__without_connectkey_is_seated_and_plays(start_server: Any
     assert len(t.results) == 1 and t.closed_by_empties
 
 
-def test_games__alternate_the_first_thrower_on_the_same_connections(start_server: Any) -> None:
+def test_games__seats_swap_and_are_announced_so_the_hammer_alternates(start_server: Any) -> None:
     server = start_server(ends=1, games=3)
     client = RawClient(server.address[1], "k:2")
     t = client.play()
     client.close()
-    assert t.keywords().count("NEWGAME") == 3 and t.keywords().count("ISREADY") == 1
+    check_game_order(t)
+    kws = t.keywords()
+    assert kws.count("NEWGAME") == 3 and kws.count("ISREADY") == 1
     starts = [s for s in t.setstates if s[0] == 0]
-    assert [s[3] for s in starts] == [0, 1, 0]  # game 2: Player2 throws first
+    assert [s[3] for s in starts] == [0, 0, 0]  # every game: Player1 throws first in end 1
+    names = [m for m in t.messages if m.startswith("CONNECTNAME")]
+    assert names == [f"CONNECTNAME Player{n} " for n in (1, 2, 1)]  # ... and the seats swap
+    gos = [i for i, k in enumerate(kws) if k == "GO"]
+    games = [i for i, k in enumerate(kws) if k == "NEWGAME"]
+    first_go = [min(g for g in gos if g > start) for start in games]
+    first_setstate = [kws.index("SETSTATE", start) for start in games]
+    # we throw stone 0 in games 1 and 3, stone 1 (after the bot's) in game 2
+    assert [t.messages[i - 1].split(" ")[1] for i in first_go] == ["0", "1", "0"]
+    assert all(s < g for s, g in zip(first_setstate, first_go, strict=True))
     assert len(t.results) == 3 and t.closed_by_empties
 
 
@@ -189,7 +200,7 @@ def test_compat_gap__spaces_out_messages(start_server: Any) -> None:
     for _ in range(3):
         chunks.append((time.monotonic(), sock.recv(1024)))
     sock.close()
-    assert [c[1] for c in chunks] == [b"NAME Player1 \0", b"CONNECTNAME Player1 \0", b"ISREADY\0"]
+    assert [c[1] for c in chunks] == [b"NAME Player1 \0", b"CONNECTNAME Player1 \0", b"ISREADY \0"]
     assert chunks[2][0] - chunks[1][0] > 0.035
 
 

@@ -176,8 +176,8 @@ def test_client_vanishing_against_a_bot__frees_the_seat_at_once(start_server: An
     server = start_server(ends=4)
     port = server.address[1]
     c = RawClient(port, "k:2")
-    while (msg := c.recv_msg()) != "GO":
-        if msg == "ISREADY":
+    while (msg := c.recv_msg()) != "GO ":
+        if msg == "ISREADY ":
             c.send("READYOK")
     c.close()  # abandon the game, as the env does on reset
     assert_new_pair_can_play(port)  # seated (after waiting for the old match to end)
@@ -190,7 +190,7 @@ def test_silent_client__no_readyok_frees_the_seats(start_server: Any) -> None:
     msgs = []
     while (m := a.recv_msg()) is not None:
         msgs.append(m)
-    assert msgs[:3] == ["NAME Player1 ", "CONNECTNAME Player1 ", "ISREADY"]
+    assert msgs[:3] == ["NAME Player1 ", "CONNECTNAME Player1 ", "ISREADY "]
     assert msgs[3:] == [""] * 5
     a.close()
     assert_new_pair_can_play(port)

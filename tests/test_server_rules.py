@@ -156,7 +156,7 @@ def first_stone(port: int, sweep: float | None) -> tuple[float, float]:
     while len(c.t.positions) < 2:
         msg = c.recv_msg()
         assert msg is not None
-        c._handle(msg, lambda t: "BESTSHOT 2.9 0 0", sweep)
+        c._handle(msg.strip(), lambda t: "BESTSHOT 2.9 0 0", sweep)
     c.close()
     motions = c.t.motions
     assert len(motions) == 1 and motions[0][1] == pytest.approx(21.5, abs=0.3)
@@ -172,14 +172,16 @@ def test_sweep__changes_the_landing_with_the_same_seed(start_server: Any) -> Non
     assert swept[1] < plain[1] - 0.01  # swept stones travel further (toward smaller y)
 
 
-def test_sweep__adaptive_wait_after_a_first_late_sweep(
+def test_sweep__default_window_keeps_the_first_sweep_of_a_session(
     start_server: Any, fake_engine: None
 ) -> None:
-    server = start_server(ends=1, sweep_window=0.0)
+    from rllib_curling.server import ServerConfig
+
+    server = start_server(ends=1, sweep_window=ServerConfig().sweep_window)  # the default
     c = RawClient(server.address[1], "k:0")
     t = c.play(throw=lambda t: f"BESTSHOT 3.0 {-1.5 + 0.4 * t.gos} 0", sweep=5.0)
     c.close()
     own = [row(p, 2 * k) for k, p in enumerate(t.positions[1:17:2])]
     ys = [y for _, y in own]
-    assert ys[0] == pytest.approx(4.88, abs=1e-3)  # first SWEEP came too late: ignored
-    assert ys[1:] == pytest.approx([4.88 - 1.0] * 7, abs=1e-3)  # later ones were waited for
+    assert len(t.motions) == 8
+    assert ys == pytest.approx([4.88 - 1.0] * 8, abs=1e-3)  # every SWEEP 5 applied, the first too

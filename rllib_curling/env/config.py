@@ -93,6 +93,18 @@ class CurlingEnvConfig:
         return self.turn_timeout + CLIENT_TIMEOUT_MARGIN_S
 
     @property
+    def private_sweep_window_ms(self) -> int:
+        """How long a private server waits for SWEEP after MOTIONINFO: only an env that sweeps
+        makes it wait (its client answers at once)."""
+        return 2000 if self.sweep else 0
+
+    @property
+    def sweep_reply(self) -> bool:
+        """Whether the env's clients answer every MOTIONINFO (``SWEEP 0`` when not sweeping):
+        yes, except on a private server that does not wait for sweeps."""
+        return self.server != "auto" or self.private_sweep_window_ms > 0
+
+    @property
     def connect_key(self) -> str:
         """The CONNECTKEY: ``key`` plus ``:level`` for a built-in opponent."""
         return self.key if self.opponent == "external" else f"{self.key}:{self.opponent}"

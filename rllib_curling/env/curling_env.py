@@ -152,6 +152,7 @@ class CurlingEnv(gym.Env):
             key=self.config.connect_key,
             name=self.config.name,
             timeout=self.config.client_timeout,
+            sweep_reply=self.config.sweep_reply,
         )
         client.connect()
         self._connections += 1

@@ -70,8 +70,9 @@ class CurlingMultiAgentEnv(MultiAgentEnv):
         timeout = self.config.client_timeout
         for agent in AGENTS:  # the server seats in order of arrival: player1 first
             client = CurlingClient(
-                host, port, key=self.config.key, name=f"{self.config.name}-{agent}", timeout=timeout
-            )
+                host, port, key=self.config.key, name=f"{self.config.name}-{agent}",
+                timeout=timeout, sweep_reply=self.config.sweep_reply,
+            )  # fmt: skip
             client.connect()
             self._clients[agent] = client
 

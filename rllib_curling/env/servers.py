@@ -64,7 +64,7 @@ class EnvServer:
             seed=self.seed,
             turn_timeout=self.config.turn_timeout,
             log_dir=self.config.log_dir,
-            sweep_window_ms=2000 if self.config.sweep else 0,
+            sweep_window_ms=self.config.private_sweep_window_ms,
         )
         process = None
         if self.address is not None:  # a restart keeps the port when it is still free

@@ -5,7 +5,8 @@ rest) and ``official_midsheet.csv`` (v, h, w, x, y, vx, vy, spin: its MOTIONINFO
 squares fits to throws on the course platform's official server (see the project's
 ``shared/calibration/README.md``); valid for v 2.75-3.25, |h| <= 0.45, |w| <= 1.5, sweep 0-12.
 :func:`evaluate` simulates them noise-free and returns the figures that tests, the fitting
-script (``measurements/fit_platform_ice.py``) and ``curling simulate`` report.
+script (``measurements/fit_platform_ice.py``) and ``curling calibrate`` report. Recorded
+collisions have their own module, :mod:`rllib_curling.physics.collisions`.
 """
 
 from __future__ import annotations
@@ -21,6 +22,12 @@ from rllib_curling.physics.engine import simulate_batch
 from rllib_curling.physics.ice import PLATFORM, IceModel
 
 EMPTY = np.zeros((16, 2))
+#: Free draws recorded on the official server (calibration README): throw (v, h, w), the mean
+#: rest point (x, y) and the number of throws averaged.
+OFFICIAL_FREE_DRAWS: tuple[tuple[tuple[float, float, float], tuple[float, float], int], ...] = (
+    ((3.0, 0.0, 0.0), (2.3993, 4.8362), 6),
+    ((2.55, -1.2, -3.14), (0.7750, 9.0068), 4),
+)
 #: Course facts used as sanity checks (calibration README): draw weight and curl.
 DRAW_LINE = (3.613, 0.12234)  # v = a - b * y_stop for h = 0, w = 0
 CURL_TARGET = 0.78  # m sideways for w = +-3.14 at v = 3
@@ -28,17 +35,26 @@ CURL_TARGET = 0.78  # m sideways for w = +-3.14 at v = 3
 DRAW_SPEEDS = np.round(np.arange(2.4, 3.6001, 0.05), 4)
 
 
-def load_table(name: str) -> np.ndarray:
-    """A calibration CSV of the package (``official_landing`` or ``official_midsheet``) as a
-    structured array with named float columns."""
+def package_csv(name: str) -> str:
+    """The text of a calibration CSV shipped with the package (``rllib_curling/data``)."""
     try:
         path = resources.files("rllib_curling").joinpath("data", f"{name}.csv")
-        text = path.read_text("utf-8")
+        return path.read_text("utf-8")
     except (NotADirectoryError, FileNotFoundError, TypeError):
         # An editable install made before the package had __init__.py resolves it as a
         # namespace package, which importlib.resources cannot read: use the source tree.
-        text = (Path(__file__).resolve().parents[1] / "data" / f"{name}.csv").read_text("utf-8")
-    return np.genfromtxt(io.StringIO(text), delimiter=",", names=True, dtype=np.float64)
+        return (Path(__file__).resolve().parents[1] / "data" / f"{name}.csv").read_text("utf-8")
+
+
+def load_table(name: str) -> np.ndarray:
+    """A calibration CSV of the package (``official_landing`` or ``official_midsheet``) as a
+    structured array with named float columns."""
+    return read_table(io.StringIO(package_csv(name)))
+
+
+def read_table(source: str | Path | io.StringIO) -> np.ndarray:
+    """A numeric CSV with a header (a landing or mid-sheet table) as a structured array."""
+    return np.genfromtxt(source, delimiter=",", names=True, dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -53,7 +69,8 @@ class CalibrationReport:
     mid_spin_rel_err: float  # max relative spin error, rows with w != 0
     mid_x_err: float  # max |x - x_table| at MOTIONINFO
     mid_y_mean: float  # mean MOTIONINFO y (table: about 21.52)
-    tee_rest: tuple[float, float]  # rest of v=3, h=0, w=0 (course: 2.346, 4.82)
+    tee_rest: tuple[float, float]  # rest of v=3, h=0, w=0 (official mean: 2.3993, 4.8362)
+    free_draw_errors: tuple[float, ...]  # distance to each OFFICIAL_FREE_DRAWS mean
     curl_pos: float  # x shift of v=3, w=+3.14 against w=0 (course: +0.78)
     curl_neg: float  # same for w=-3.14 (course: -0.78)
     draw_line_err: float  # max |y_stop - (a - v) / b| over DRAW_SPEEDS
@@ -62,11 +79,13 @@ class CalibrationReport:
         return asdict(self)
 
 
-def landing_errors(model: IceModel = PLATFORM) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(table rows, simulated rest (N, 2), distance (N,)) for official_landing.csv, noise off.
-    Stones are not removed from play here: the table's v = 3.25 rows rest just past the back
-    line."""
-    rows = load_table("official_landing")
+def landing_errors(
+    model: IceModel = PLATFORM, rows: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(table rows, simulated rest (N, 2), distance (N,)) for a landing table (the package's
+    official_landing.csv by default; columns v, h, w, sweep, x, y), noise off. Stones are not
+    removed from play here: the table's v = 3.25 rows rest just past the back line."""
+    rows = load_table("official_landing") if rows is None else rows
     throws = np.stack([rows["v"], rows["h"], rows["w"], rows["sweep"]], axis=1)
     res = simulate_batch(EMPTY, 0, throws, model=model, noise=False, remove_out_of_play=False)
     rest = res.positions[:, 0].copy()
@@ -95,6 +114,11 @@ def evaluate(model: IceModel = PLATFORM) -> CalibrationReport:
     )
     rest = res.positions[:, 0]
     line = (DRAW_LINE[0] - DRAW_SPEEDS) / DRAW_LINE[1]
+    free = simulate_batch(
+        EMPTY, 0, [d[0] for d in OFFICIAL_FREE_DRAWS], model=model, noise=False,
+        remove_out_of_play=False,
+    ).positions[:, 0]  # fmt: skip
+    free_err = np.hypot(*(free - np.array([d[1] for d in OFFICIAL_FREE_DRAWS])).T)
     draw_y = rest[3:, 1]
     return CalibrationReport(
         rms_nosweep=_rms(dist[nosweep]),
@@ -106,6 +130,7 @@ def evaluate(model: IceModel = PLATFORM) -> CalibrationReport:
         mid_x_err=float(np.max(np.abs(mid[:, 0] - mrows["x"]))),
         mid_y_mean=float(np.mean(mid[:, 1])),
         tee_rest=(float(rest[0, 0]), float(rest[0, 1])),
+        free_draw_errors=tuple(float(e) for e in free_err),
         curl_pos=float(rest[1, 0] - rest[0, 0]),
         curl_neg=float(rest[2, 0] - rest[0, 0]),
         draw_line_err=float(np.max(np.abs(draw_y - line))),

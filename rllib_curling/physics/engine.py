@@ -127,11 +127,12 @@ def pack_params(model: IceModel) -> np.ndarray:
     p[c.P_TRIG_Y], p[c.P_TRIG_DELAY] = model.midsheet_trigger_y, model.midsheet_delay_ticks
     p[c.P_SWEEP_ORIGIN], p[c.P_SWEEP_END] = model.sweep_origin_y, model.sweep_end_y
     p[c.P_SWEEP_DELAY] = model.sweep_delay_ticks
+    p[c.P_SPIN_ZERO], p[c.P_SPIN_FLOOR] = model.spin_zero, model.spin_floor
     p[c.P_RC], p[c.P_REST], p[c.P_BOUNCE] = (
         model.collider_radius, model.restitution, model.bounce_threshold,
     )  # fmt: skip
     p[c.P_CFRIC], p[c.P_CINERTIA] = model.contact_friction, model.contact_inertia_factor
-    p[c.P_CDECEL] = model.contact_mu * model.gravity
+    p[c.P_CDECEL] = model.contact_mu * model.contact_friction_anchors * model.gravity
     p[c.P_MAXSPIN] = model.max_contact_spin
     p[c.P_X_MIN], p[c.P_X_MAX] = sheet.PLAY_X_MIN, sheet.PLAY_X_MAX
     p[c.P_Y_MIN], p[c.P_Y_MAX] = sheet.PLAY_Y_MIN, sheet.PLAY_Y_MAX

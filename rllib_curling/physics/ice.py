@@ -70,6 +70,10 @@ class IceModel:
     torque_gain: float = 1.0  # scale of the spin change; free, see fit
     angular_damping: float = 0.05  # 1/s, Unity Rigidbody.angularDrag of the stones (notes 00)
     stop_speed: float = 0.01  # m/s: a stone this slow stops, spin with it (notes 01)
+    #: Spin near zero: the platform's friction step replaces |w| <= spin_zero by +spin_floor
+    #: (notes 01, Newfrictionstep), so a "straight" throw (w = 0) curls slightly toward +x.
+    spin_zero: float = 1e-6
+    spin_floor: float = 0.01
     # --- MOTIONINFO trigger and sweeping (notes 02) -------------------------------------------
     #: The thrown stone's collider (r = 0.1409) first overlaps the Midline trigger box (centre
     #: 21.3342, half width 0.0735) when its centre reaches this y ...
@@ -94,9 +98,19 @@ class IceModel:
     contact_inertia_factor: float = 0.5  # I = f m r^2 for the rigid body (solid cylinder)
     # --- motion after a contact: PhysX rigid body on the Ice material (notes 00/01) -----------
     #: After its first contact a stone (and any stone it sets moving) no longer uses the band
-    #: model: Coulomb friction Bouncy 0.6 * Ice 0.02 (Multiply) under g = 9.81, no curl.
+    #: model (notes 01: FixedUpdate skips the friction step once mCollision is set): PhysX moves
+    #: it with Coulomb friction Bouncy 0.6 * Ice 0.02 (Multiply; notes 00) under g = 9.81, no
+    #: curl ...
     contact_mu: float = 0.012
     gravity: float = 9.81
+    #: ... and its patch friction (PhysicsManager frictionType 0 = patch, notes 00/04) bounds the
+    #: friction of each of a patch's two anchors by mu * N, so a sliding stone decelerates at
+    #: up to 2 mu g. The recorded collisions confirm the factor: fitting the sliding deceleration
+    #: alone to official_collisions.csv puts it at 2.00 (least median error of the struck stone)
+    #: to 2.08 (least RMS, pulled by the v = 4 repeats, which spread 0.55 m) times 0.012 * 9.81,
+    #: for head-on and glancing hits alike at impact speeds 0.8-1.4 m/s; with 1 anchor the struck
+    #: stone slides 2.0x too far (measurements/RESULTS.md, "Collisions").
+    contact_friction_anchors: int = 2
     max_contact_spin: float = 3.14  # rad/s: PhysicsManager defaultMaxAngularSpeed (notes 00)
 
     def replace(self, **changes: object) -> IceModel:
@@ -107,17 +121,21 @@ class IceModel:
 
 
 #: The course platform's ice. The four numbers below came from measurements/fit_platform_ice.py
-#: run on rllib_curling/data/official_landing.csv and official_midsheet.csv (noise off); the
-#: nominal values were 1.0, 1.0, 0.2 and 0.0006. Figures reached: landing RMS 0.016 m (worst
-#: 0.038 m) over the 120 no-sweep rows, 0.067 m over the 27 sweep rows; MOTIONINFO speed within
-#: 0.13 %, spin within 0.7 %, x within 0.001 m. Sweeping on the platform barely lengthens a
-#: throw (the tables show <= 0.15 m for 12 m of sweeping), hence mu_swept close to mu.
+#: run on rllib_curling/data/official_landing.csv and official_midsheet.csv plus the official
+#: free draws (calibration.OFFICIAL_FREE_DRAWS), noise off, with the spin floor; the nominal
+#: values were 1.0, 1.0, 0.2 and 0.0006. Figures reached (curling calibrate): landing RMS
+#: 0.029 m over the 120 no-sweep rows (0.017 m without the 24 w = 0 rows: the table's smooth fit
+#: has no drift at w = 0, the platform's recorded w = 0 throws drift +4.9 cm, as the spin floor
+#: does), 0.073 m over the 27 sweep rows; MOTIONINFO speed within 0.1 %, spin within 0.7 %, x
+#: within 0.001 m; the v = 3 free draw 1.2 cm from the official mean. Sweeping on the platform
+#: barely lengthens a throw (the tables show <= 0.15 m for 12 m of sweeping), hence mu_swept
+#: close to mu.
 PLATFORM = IceModel(
     name="platform",
-    lateral_gain=0.98026,
-    torque_gain=0.97012,
-    wet_k=0.19984,
-    mu_swept=0.0009801,
+    lateral_gain=0.9834,
+    torque_gain=0.96987,
+    wet_k=0.19995,
+    mu_swept=0.0009794,
 )
 
 ICE_MODELS: dict[str, IceModel] = {"platform": PLATFORM}

@@ -71,6 +71,8 @@ def _band_accel(
 ) -> tuple[float, float, float]:
     """Velocity and spin after one tick of running-band friction (speed ``sp`` > 0)."""
     dt = prm[c.P_DT]
+    if abs(w) <= prm[c.P_SPIN_ZERO]:
+        w = prm[c.P_SPIN_FLOOR]  # the platform never runs the band model without spin
     aw = abs(w)
     wr = aw * prm[c.P_BAND_R]
     rho = wr / sp
@@ -86,8 +88,6 @@ def _band_accel(
     inv = 1.0 / sp
     ex = vx * inv
     ey = vy * inv
-    if w == 0.0:
-        return vx - dec * ex * dt, vy - dec * ey * dt, 0.0
     sg = 1.0 if w > 0.0 else -1.0
     lat = sg * (
         mu * (table[reg, k, 0] + fr * (table[reg, k + 1, 0] - table[reg, k, 0]))

@@ -2,11 +2,12 @@
 
 No sockets here: the server and the client are thin shells that move bytes and call these.
 
-- ``encode(msg) -> bytes``: server messages are UTF-8, single-spaced, NUL-terminated (CONNECTNAME
-  and legacy NAME carry the platform's trailing space before the NUL); client messages are bare
-  text (``nul=True`` appends a NUL). Floats: at most 6 decimals, no exponent, no ``-0``.
+- ``encode(msg) -> bytes``: server messages are UTF-8, single-spaced, with the platform's
+  trailing space before the NUL (``GO \0``); client messages are bare text (``nul=True``
+  appends a NUL). Floats: at most 6 decimals, no exponent, no ``-0``.
 - ``decode(text, direction) -> Message`` for one framed message (raises ``ProtocolError``);
-  ``decode_all`` also splits a glued ``READYOKNAME team`` into two messages.
+  ``decode_all`` also splits glued client messages: ``READYOKNAME team`` (READYOK takes no
+  arguments) and ``SWEEP 0BESTSHOT 3 0 0`` (a client keyword right after a number).
 - ``StreamDecoder(direction).feed(data) -> list[Message | ProtocolError]``: framing for a byte
   stream; never raises on wire input. See the class for the burst rule of client data.
 
@@ -95,6 +96,12 @@ _TABLES: dict[Direction, dict[str, type[Message]]] = {
 }
 #: Keywords whose argument may follow a colon instead of a space.
 _COLON_OK = (ConnectKey, Error)
+#: Client messages whose arguments are numbers: a client keyword glued to their last number
+#: starts the next message.
+_NUMERIC_CLIENT = (BestShot, Sweep, ResetPosition, ResetState, ExpMode)
+_GLUED_RE = re.compile(
+    "|".join(sorted((re.escape(c.KEYWORD) for c in CLIENT_MESSAGES), key=len, reverse=True))
+)
 
 
 def encode(msg: Message, *, nul: bool | None = None, trailing_space: bool | None = None) -> bytes:
@@ -102,9 +109,9 @@ def encode(msg: Message, *, nul: bool | None = None, trailing_space: bool | None
 
     ``nul``: append the NUL terminator; default yes, except for ``ClientMessage`` (course clients
     send bare text). ``Empty`` is always a single NUL.
-    ``trailing_space``: put one space before the terminator; default only where the platform
-    does (``CONNECTNAME PlayerN \\0`` and legacy ``NAME PlayerN \\0``). ``True`` helps 2020-era
-    clients that split the raw chunk on spaces without removing the NUL.
+    ``trailing_space``: put one space before the terminator; default for server messages (as the
+    platform's ``CONNECTNAME Player1 \\0``): 2020-era clients that split the raw chunk on spaces
+    without removing the NUL need it, and clients that strip messages do not mind it.
     """
     if isinstance(msg, Empty):
         return b"\0"
@@ -147,26 +154,50 @@ def _show(text: str, limit: int = 120) -> str:
 
 
 def _decode_items(text: str, direction: Direction) -> list[Message | ProtocolError]:
+    """Every message in one received text (iterative: glued messages cost no recursion)."""
     text = text.replace("\0", " ").strip()
     if not text:
         return [Empty()]
+    out: list[Message | ProtocolError] = []
+    while text:
+        head, text = _split_first(text, direction)
+        out.append(_decode_one(head, direction))
+        text = text.strip()
+    return out
+
+
+def _split_first(text: str, direction: Direction) -> tuple[str, str]:
+    """(first message, the rest) of a text that may hold several glued client messages."""
+    if direction is not Direction.TO_SERVER:
+        return text, ""
+    match = _KEYWORD_RE.match(text)
+    word = match.group(0).upper() if match else ""
+    if word.startswith(_READYOK):
+        # READYOK takes no arguments: whatever follows, glued or not, is the next message.
+        return text[: len(_READYOK)], text[len(_READYOK) :]
+    if _TABLES[direction].get(word) in _NUMERIC_CLIENT:
+        # Numbers end where a client keyword starts: "SWEEP 0BESTSHOT 3 0 0" is two messages
+        # (two sends read as one burst).
+        glued = _GLUED_RE.search(text, len(word))
+        if glued is not None:
+            return text[: glued.start()], text[glued.start() :]
+    return text, ""
+
+
+def _decode_one(text: str, direction: Direction) -> Message | ProtocolError:
     match = _KEYWORD_RE.match(text)
     word = match.group(0).upper() if match else ""
     rest = text[len(word) :]
-    if direction is Direction.TO_SERVER and word.startswith(_READYOK):
-        # READYOK takes no arguments: whatever follows, glued or not, is the next message.
-        tail = text[len(_READYOK) :]
-        return [ReadyOk(), *(_decode_items(tail, direction) if tail.strip() else [])]
     cls = _TABLES[direction].get(word)
     if cls is None and direction is Direction.TO_CLIENT and word.startswith("ERROR"):
-        return [Error.parse_args(text[len("ERROR") :])]  # "a message starting with Error"
+        return Error.parse_args(text[len("ERROR") :])  # "a message starting with Error"
     separated = not rest or rest[0].isspace() or (rest[0] == ":" and cls in _COLON_OK)
     if cls is None or not separated:
-        return [Unknown(text)]
+        return Unknown(text)
     try:
-        return [cls.parse_args(rest)]
+        return cls.parse_args(rest)
     except ProtocolError as err:
-        return [ProtocolError(f"{err} (message: {_show(text)})")]
+        return ProtocolError(f"{err} (message: {_show(text)})")
 
 
 class StreamDecoder:

@@ -124,7 +124,11 @@ class Message:
 
 @dataclass(frozen=True)
 class ServerMessage(Message):
-    """A message the server sends to a client (NUL-terminated on the wire)."""
+    """A message the server sends to a client: NUL-terminated on the wire, with a space before
+    the NUL (``GO \0``, ``POSITION x0 … y15 \0``), which every course client accepts: the
+    template strips each message, 2020-era clients need the space (docs/protocol_notes.md)."""
+
+    TRAILING_SPACE: ClassVar[bool] = True
 
 
 @dataclass(frozen=True)
@@ -262,7 +266,6 @@ class _Seat:
     """``seat``: 0 = Player1 (throws first in end 1), 1 = Player2; wire ``Player1|Player2``."""
 
     KEYWORD: ClassVar[str]
-    TRAILING_SPACE: ClassVar[bool] = True  # the platform sends ``CONNECTNAME Player1 \0``
     seat: int
 
     def __post_init__(self) -> None:

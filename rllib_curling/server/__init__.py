@@ -21,21 +21,24 @@ A client that sends no CONNECTKEY within ``legacy_wait`` (1 s) is seated the sam
 accepted unless ``keys`` are configured (then a wrong or missing key gets ``Error …`` and is
 closed). The key suffix ``:0`` seats the dumb robot (level 0) against the client in debug mode (no
 turn time limit; RESETPOSITION / RESETSTATE accepted between GO and BESTSHOT; not echoed);
-``:1`` … ``:8`` seat built-in bot n; without a suffix two clients play each other, unless
-``opponent`` is set (then bot ``opponent`` plays every client without a suffix). One pair plays at
+``:1`` … ``:8`` seat built-in bot n (as Player2 in game 1, or Player1 with ``bot_seat=0``);
+without a suffix two clients play each other, unless ``opponent`` is set (then bot ``opponent``
+plays every client without a suffix). One pair plays at
 a time, as on the platform: a connection that finds no free seat waits up to ``SEAT_WAIT_S`` (a
 match that is ending frees its seats) and then gets ``Error …`` and is closed.
 
 **Games** start by themselves: ISREADY as soon as both seats are filled, then ``games`` games
-(see ``match`` for the message order), then 5 empty messages and close; the seats become
-free for a new pair. No artificial delays, except ``compat_gap`` between consecutive messages to
-one client.
+(see ``match`` for the message order: every game looks like the first, the seats swapping who is
+Player1 and re-announced), then 5 empty messages and close; the seats become free for a new
+pair. Every server message ends with a space before its NUL (``GO \0``), which every course
+client reads. No artificial delays, except ``compat_gap`` between consecutive messages to one
+client, and ``legacy_gap`` (50 ms) for clients that send no CONNECTKEY: the 2020-era clients,
+which read one message per ``recv``.
 
 **Sweeping** without real-time physics: after MOTIONINFO the server waits for the thrower's
-``SWEEP d`` up to ``sweep_window`` seconds (default 0: does not wait; a SWEEP that arrives later
-is ignored). Adaptively, once a client has sent a SWEEP on its connection (even a late one), the
-server waits up to ``adaptive_sweep_wait`` (2 s) for its SWEEP on each later throw, ending as soon
-as it arrives; such clients should send ``SWEEP 0`` when they do not want to sweep.
+``SWEEP d`` up to ``sweep_window`` seconds (default 1 s), and goes on as soon as it arrives; a
+SWEEP that arrives later is ignored. A client that does not sweep can answer ``SWEEP 0`` and
+lose no time; bots never wait (their throw carries the sweep).
 
 **Robustness**: nothing a client sends raises out of the server or stalls the other seat; see
 ``connection``. A turn timeout loses the stone (it counts as thrown, out of play). A

@@ -41,11 +41,15 @@ class ServerConfig:
     |                    | a fresh random seed (logged and written to the records)              |
     | log_dir            | directory of the JSONL game records (None: no records)               |
     | turn_timeout       | seconds from GO to BESTSHOT; then the stone is lost (out of play)     |
-    | compat_gap         | seconds between consecutive messages to one client (2020 clients)     |
+    | compat_gap         | seconds between consecutive messages to every client                  |
+    | legacy_gap         | the same for legacy clients (no CONNECTKEY: 2020-era clients that     |
+    |                    | read one message per recv), whatever ``compat_gap`` says             |
     | keys               | accepted connection keys (without ``:N``); empty = any key            |
     | opponent           | built-in bot level seated against clients whose key has no ``:N``    |
-    | sweep_window       | seconds to wait for SWEEP after MOTIONINFO (0 = do not wait)          |
-    | adaptive_sweep_wait| wait for a seat that has sent SWEEP before (ends when it arrives)     |
+    | bot_seat           | the built-in bot's seat in game 1: 1 = Player2 (the client throws     |
+    |                    | first, as on the platform), 0 = Player1 (the client has the hammer)  |
+    | sweep_window       | seconds to wait for SWEEP after MOTIONINFO (0 = do not wait); the     |
+    |                    | wait ends as soon as the SWEEP comes (``SWEEP 0`` = no sweeping)     |
     | blank_end          | "swap" (course template) or "keep" the order after a 0-0 end          |
     | ready_timeout      | seconds to wait for READYOK after ISREADY                             |
     | legacy_wait        | seconds to wait for CONNECTKEY before seating a legacy client         |
@@ -61,10 +65,11 @@ class ServerConfig:
     log_dir: str | None = None
     turn_timeout: float = 120.0
     compat_gap: float = 0.0
+    legacy_gap: float = 0.05
     keys: tuple[str, ...] = ()
     opponent: int | None = None
-    sweep_window: float = 0.0
-    adaptive_sweep_wait: float = 2.0
+    bot_seat: int = 1
+    sweep_window: float = 1.0
     blank_end: str = "swap"
     ready_timeout: float = 60.0
     legacy_wait: float = 1.0
@@ -89,7 +94,9 @@ class ServerConfig:
         for name in ("turn_timeout", "ready_timeout", "centerline_timeout"):
             if not getattr(self, name) > 0:
                 raise ConfigError(f"{name} must be > 0 seconds, got {getattr(self, name)!r}")
-        for name in ("compat_gap", "sweep_window", "adaptive_sweep_wait", "legacy_wait"):
+        if self.bot_seat not in (0, 1):
+            raise ConfigError(f"bot_seat must be 0 (Player1) or 1 (Player2), got {self.bot_seat!r}")
+        for name in ("compat_gap", "legacy_gap", "sweep_window", "legacy_wait"):
             if not getattr(self, name) >= 0:
                 raise ConfigError(f"{name} must be >= 0 seconds, got {getattr(self, name)!r}")
         if any(not k or ":" in k or "\0" in k for k in self.keys):

@@ -69,7 +69,6 @@ class Connection:
         self.gap = float(gap)
         self.seat: int | None = None
         self.team_name: str | None = None
-        self.sent_sweep = False  # this client has sent SWEEP at least once (adaptive wait)
         self.closed = False
         self.bad_messages = 0
         #: Called (no arguments) when the connection closes; the match uses it to wake waiters.
@@ -129,8 +128,6 @@ class Connection:
         if isinstance(item, p.ProtocolError):
             self.report_bad(f"bad message ignored: {item}")
             return
-        if isinstance(item, p.Sweep):
-            self.sent_sweep = True
         if isinstance(item, p.TeamName):
             self.team_name = item.name[:MAX_TEAM_NAME] or self.team_name
         if self._accepting and isinstance(item, self._accepting):
@@ -140,7 +137,7 @@ class Connection:
             self._mailbox.append(item)
             self._wake()
         elif isinstance(item, p.Sweep):
-            log.info("%r: SWEEP outside its window ignored (later throws wait for it)", self)
+            log.info("%r: SWEEP outside its window ignored", self)
         elif not isinstance(item, p.Empty | p.ExpMode | p.TeamName):
             text = item.to_text() if not isinstance(item, p.Unknown) else item.text
             self.report_bad(f"unexpected message ignored: {text[:120]!r}")

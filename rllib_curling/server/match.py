@@ -4,8 +4,14 @@ Message order (protocol.md "One game"): ``ISREADY`` once per match, then for eac
 ``NEWGAME``; before each stone ``POSITION``, ``SETSTATE`` to both and ``GO`` to the thrower;
 ``MOTIONINFO`` to a remote thrower when its stone crosses mid-sheet; after stone 15 ``POSITION``,
 ``SCORE`` (each seat its own view), ``SETSTATE 16 …``; after the last end ``TOTALSCORE`` and
-``GAMEOVER`` (each seat its own view). Game ``g`` has Player1 throw first in end 0 when g is even,
-Player2 when g is odd. After the last game both seats get the 5 empty messages and are closed.
+``GAMEOVER`` (each seat its own view). After the last game both seats get the 5 empty messages
+and are closed.
+
+**Every game looks like the first one**: Player1 throws first in end 1. The two connections take
+turns being Player1, so the hammer alternates from game to game; before each game after the first
+both seats are told their seat again (``NAME PlayerN `` then ``CONNECTNAME PlayerN ``, as when
+they were seated), so clients that take their side from ``CONNECTNAME`` (the course template)
+know which stones are theirs in every game.
 
 Randomness: game ``g`` of match ``m`` draws everything from ``default_rng([seed, m, g])``: first a
 seed for the bots' generator, then one ``shot_seed`` per stone; physics runs with
@@ -65,17 +71,16 @@ class Match:
         self._physics = load_physics()
         for player in players:
             if isinstance(player, RemotePlayer):
-                player.conn.on_close = self._closed_callback(player.seat)
+                player.conn.on_close = self._closed_callback(player)
                 player.conn.lost_check = lambda: self.lost
 
-    def _closed_callback(self, seat: int) -> Callable[[], None]:
+    def _closed_callback(self, gone: RemotePlayer) -> Callable[[], None]:
         def closed() -> None:
             if self.lost is None:
-                self.lost = seat
-                log.info("match %d: Player%d disconnected", self.match_index, seat + 1)
-            for player in self.players:
-                if isinstance(player, RemotePlayer):
-                    player.conn.wake()
+                self.lost = gone.seat  # its seat in the game being played
+                log.info("match %d: Player%d disconnected", self.match_index, gone.seat + 1)
+            for player in self.remotes:
+                player.conn.wake()
 
         return closed
 
@@ -131,7 +136,9 @@ class Match:
         rng = np.random.default_rng([self.seed, self.match_index, game])
         bot_rng = np.random.default_rng(int(rng.integers(_SEED_BOUND)))
         config = GameConfig(ends=self.config.ends, blank_end=self.config.blank_end)  # type: ignore[arg-type]
-        state = GameState(first_seat=game % 2, config=config)
+        if game > 0:
+            self._swap_seats()
+        state = GameState(first_seat=0, config=config)
         game_id = f"{self.game_id_prefix}m{self.match_index}-g{game}"
         self._broadcast(p.NewGame())
         self.recorder.write(self._game_start_record(game_id, game, state))
@@ -159,6 +166,12 @@ class Match:
             log.exception("game %s failed; ending the match", game_id)
             self._record_game(game_id, state, "error")
             return False
+
+    def _swap_seats(self) -> None:
+        """The other connection becomes Player1 (throws first in end 1); tell both their seat."""
+        self.players = self.players[::-1]
+        for seat, player in enumerate(self.players):
+            player.take_seat(seat)
 
     def _after_throw(
         self, transition: Transition, state: GameState, record: dict[str, Any]
@@ -252,7 +265,7 @@ class Match:
         pos, slot = state.position, state.shot
         if isinstance(thrower, BotPlayer):
             return throw, sim(pos, slot, throw, np.random.default_rng(shot_seed))
-        window = thrower.sweep_window(self.config.sweep_window, self.config.adaptive_sweep_wait)
+        window = self.config.sweep_window
         if window <= 0:
             result = sim(pos, slot, throw, np.random.default_rng(shot_seed))
             if result.mid is not None:

@@ -54,6 +54,12 @@ class RemotePlayer:
     def send(self, msg: p.Message) -> None:
         self.conn.send(msg)
 
+    def take_seat(self, seat: int) -> None:
+        """Play the next game as ``seat``; the client is told as when it was seated."""
+        self.seat = self.conn.seat = seat
+        self.conn.send(p.Name(seat))
+        self.conn.send(p.ConnectName(seat))
+
     def send_bytes(self, data: bytes) -> None:
         self.conn.send_bytes(data)
 
@@ -121,11 +127,6 @@ class RemotePlayer:
             return dataclasses.replace(state, shot=shot)
         return state
 
-    def sweep_window(self, window: float, adaptive_wait: float) -> float:
-        """Seconds to wait for SWEEP after MOTIONINFO: the configured window, or the adaptive
-        wait once this client has sent a SWEEP on this connection."""
-        return max(window, adaptive_wait if self.conn.sent_sweep else 0.0)
-
     async def sweep(self, mid: np.ndarray, window: float) -> float:
         """Send MOTIONINFO; the SWEEP distance received within ``window`` seconds, else 0."""
         self.conn.accept(p.Sweep)
@@ -185,6 +186,10 @@ class BotPlayer:
 
     def send(self, msg: p.Message) -> None:
         """Bots read the game state directly; messages to them are dropped."""
+
+    def take_seat(self, seat: int) -> None:
+        """Play the next game as ``seat``."""
+        self.seat = seat
 
     def send_bytes(self, data: bytes) -> None:
         """Bots read the game state directly; messages to them are dropped."""

@@ -97,6 +97,8 @@ class CurlingServer:
             msg = await conn.receive(self.config.legacy_wait)
             conn.accept()
             key = msg.key if isinstance(msg, p.ConnectKey) else None
+            if key is None:  # a 2020-era client: it reads one message per recv
+                conn.gap = max(conn.gap, self.config.legacy_gap)
             await self._seat(conn, key)
         except SeatLost:
             log.info("%r left before it was seated", conn)
@@ -158,16 +160,18 @@ class CurlingServer:
         log.info("%r seated", conn)
 
     def _seat_against_bot(self, conn: Connection, level: int) -> None:
+        bot_seat = self.config.bot_seat
         try:
-            bot = BotPlayer(level, seat=1)
+            bot = BotPlayer(level, seat=bot_seat)
         except Exception as exc:
             log.exception("cannot create built-in AI %d", level)
             asyncio.get_running_loop().create_task(
                 self._refuse(conn, f"built-in AI {level} is not available ({exc})")
             )
             return
-        self._announce_seat(conn, 0)
-        self._start_match([RemotePlayer(conn, 0, debug=level == 0), bot])
+        self._announce_seat(conn, 1 - bot_seat)
+        remote = RemotePlayer(conn, 1 - bot_seat, debug=level == 0)
+        self._start_match([bot, remote] if bot_seat == 0 else [remote, bot])
 
     def _seat_in_lobby(self, conn: Connection) -> None:
         seat = 0 if 0 not in self._lobby else 1

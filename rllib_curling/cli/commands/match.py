@@ -127,7 +127,8 @@ def _run_external(a: PlayerSpec, b: PlayerSpec, args: argparse.Namespace) -> int
     """Serve ``args.games`` games between the external AI and the bot, counted from A's view.
 
     The server seats the bot (``ServerConfig.opponent``) against any client without a key
-    suffix and writes game records into a temporary directory, which this reads back. A game
+    suffix, as Player1 in game 1 when the bot is A, and writes game records into a temporary
+    directory, which this reads back. A game
     lost by a disconnect counts as lost whatever its score. Ctrl-C stops and reports the games
     played so far.
     """
@@ -144,6 +145,7 @@ def _run_external(a: PlayerSpec, b: PlayerSpec, args: argparse.Namespace) -> int
             host=external.host,
             tcp_port=external.port,
             opponent=bot.level,
+            bot_seat=0 if a is bot else 1,  # A is Player1 in game 1
             games=args.games,
             ends=args.ends,
             seed=args.seed,

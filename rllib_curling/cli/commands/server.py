@@ -70,7 +70,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--compat-gap-ms",
         type=float,
         default=0.0,
-        help="pause between messages to one client, for 2020-era clients: 50-100 (default: 0)",
+        help="pause between messages to every client (default: 0; clients that send no "
+        "CONNECTKEY, the 2020-era ones, always get --legacy-gap-ms)",
+    )
+    p.add_argument(
+        "--legacy-gap-ms",
+        type=float,
+        default=50.0,
+        help="pause between messages to a client that sent no CONNECTKEY (2020-era clients "
+        "read one message per recv) (default: %(default)s)",
     )
     p.add_argument(
         "--key",
@@ -89,9 +97,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--sweep-window-ms",
         type=float,
-        default=0.0,
-        help="wait this long for SWEEP after MOTIONINFO; 0 = only for clients that swept "
-        "before, up to 2 s (default: 0)",
+        default=1000.0,
+        help="wait up to this long for the thrower's SWEEP after MOTIONINFO (it ends as soon as "
+        "SWEEP comes; clients that do not sweep may answer SWEEP 0); 0 = never wait "
+        "(default: %(default)s)",
+    )
+    p.add_argument(
+        "--bot-first",
+        action="store_true",
+        help="the built-in opponent is Player1 in game 1 (the client has the hammer in end 1)",
     )
     p.add_argument(
         "--blank-end",
@@ -130,8 +144,10 @@ def build_config(args: argparse.Namespace) -> ServerConfig:
         log_dir=args.log_dir,
         turn_timeout=args.turn_timeout,
         compat_gap=args.compat_gap_ms / 1000.0,
+        legacy_gap=args.legacy_gap_ms / 1000.0,
         keys=tuple(args.keys),
         opponent=args.opponent,
+        bot_seat=0 if args.bot_first else 1,
         sweep_window=args.sweep_window_ms / 1000.0,
         blank_end=args.blank_end,
     )
