@@ -17,14 +17,15 @@ obs, info = env.reset(seed=7)
 print("we are", f"Player{info['seat'] + 1}", "on server", info["server"])
 total = 0.0
 done = False
+ends_seen = 0
 rng = np.random.default_rng(0)
 while not done:
     action = rng.uniform(-1.0, 1.0, size=env.action_space.shape).astype(np.float32)
     obs, reward, terminated, truncated, info = env.step(action)
     total += reward
     done = terminated or truncated
-    if reward:
-        print(f"end scored {reward:+.0f}")
+    if len(info["end_scores"]) > ends_seen:  # this step finished an end: the house as scored
+        ends_seen = len(info["end_scores"])
         print(env.render())
 print("result:", info["result"], "score (us, them):", info["score"], "return:", total)
 

@@ -74,6 +74,8 @@ class CurlingClient:
         self.total_score: tuple[int, int] | None = None
         self.result: str | None = None
         self.motion: p.MotionInfo | None = None
+        #: The last finished end as it was scored: (its final position, the SETSTATE before).
+        self.last_end: tuple[np.ndarray, tuple[int, int, int, int] | None] | None = None
         self.my_turn = False
 
     @property
@@ -201,6 +203,7 @@ class CurlingClient:
             self._pending_sweep = None
         elif isinstance(msg, p.Score):
             self.end_scores.append(int(msg.points))
+            self.last_end = (self.position.copy(), self.state)
         elif isinstance(msg, p.TotalScore):
             self.total_score = (int(msg.player1), int(msg.player2))
         elif isinstance(msg, p.GameOver):

@@ -93,6 +93,47 @@ def test_env__gymnasium_make_and_render_modes() -> None:
         env.close()
 
 
+def test_env__render_after_an_end_shows_that_end_as_scored() -> None:
+    env = gym.make("rllib_curling:Curling-v0", opponent=1, ends=2, render_mode="ansi")
+    try:
+        env.reset(seed=3)
+        rng = np.random.default_rng(3)
+        info: dict = {"end_scores": []}
+        while not info["end_scores"]:
+            *_, info = env.step(_sample(env.action_space, rng))
+        text = env.render()
+        points = info["end_scores"][0]
+        who = "us" if points > 0 else "them" if points < 0 else "nobody"
+        assert f"end 1 scored: {abs(points)} for {who}" in text
+        assert "end 1/2  shot 16" in text
+        scored, _ = env.unwrapped._client.last_end
+        listed = sorted(int(line.split()[0]) for line in text.splitlines()[3:] if line.strip())
+        assert listed == [k for k in range(16) if scored[k].any()]
+        assert listed, "an end thrown against a level-1 bot leaves stones in play"
+        env.step(_sample(env.action_space, rng))  # the next end's first throw: back to now
+        after = env.render()
+        assert "scored" not in after and after.startswith("end 2/2  shot ")
+    finally:
+        env.close()
+
+
+def test_render__rgb_array_has_a_legend_and_the_score() -> None:
+    from rllib_curling.env import render
+
+    empty = np.zeros((16, 2))
+    frame = render.rgb_array(render.View(empty, 0, (0, 0, 4, 0), (0, 0)))
+    red = np.all(np.abs(frame.astype(int) - (214, 39, 40)) < 30, axis=-1)
+    yellow = np.all(np.abs(frame.astype(int) - (230, 194, 41)) < 30, axis=-1)
+    top = frame.shape[0] // 8  # no stone in play: the colours are the legend's, above the house
+    assert red[:top].any() and yellow[:top].any()
+    assert not red[top:].any() and not yellow[top:].any()
+    later = render.rgb_array(render.View(empty, 0, (0, 0, 4, 0), (3, 1)))
+    assert not np.array_equal(frame[:top], later[:top])  # the score is drawn
+    assert render.View(empty, 1, (5, 1, 4, 0), (3, 1)).header() == (
+        "end 2/4  shot 5  score me 3 - 1 them  hammer: me"
+    )
+
+
 def test_env__many_envs_in_one_process_get_distinct_ports() -> None:
     envs = [CurlingEnv({"opponent": 0, "ends": 1}) for _ in range(3)]
     try:

@@ -179,29 +179,74 @@ def test_rllib_train__yaml_file_with_stop_override(
 def test_tune_sweep__two_trials_one_iteration_each(
     ray_session: None, tmp_path: Path, no_leftover_servers: None
 ) -> None:
+    from rllib_curling.rl.experiments import ExperimentSpec
     from rllib_curling.rl.tuning import run_experiment
 
     config = json.loads(SMALL_CONFIG)
     config["lr"] = {"grid_search": [1.0e-4, 5.0e-4]}
-    spec = {"run": "PPO", "env": "curling", "stop": {"training_iteration": 1}, "config": config}
-    best = run_experiment("sweep", {**spec, "storage_path": str(tmp_path)})
+    spec = ExperimentSpec(
+        name="sweep", run="PPO", env="curling", stop={"training_iteration": 1}, config=config,
+        storage_path=str(tmp_path),
+    )  # fmt: skip
+    best = run_experiment(spec)
     assert best is not None
     trials = [p for p in (tmp_path / "sweep").iterdir() if p.is_dir()]
     assert len(trials) == 2
 
 
-def test_rllib_evaluate__prints_one_line_per_game(
+def test_rllib_evaluate__one_line_per_game_and_a_row_per_opponent(
     cli_checkpoint: str, capsys: pytest.CaptureFixture[str], no_leftover_servers: None
 ) -> None:
-    args = ["evaluate", cli_checkpoint, "--episodes", "2", "--opponent", "1", "--ends", "1"]
+    args = ["evaluate", cli_checkpoint, "--episodes", "2", "--opponent", "0,1", "--ends", "1"]
     assert rllib_cli.main(args) == 0
     out = capsys.readouterr().out
-    assert len(re.findall(r"^game \d: (WIN|LOSE|DRAW)", out, re.M)) == 2
-    assert "2 games:" in out
+    assert len(re.findall(r"^level [01] game \d: (WIN|LOSE|DRAW)", out, re.M)) == 4
+    rows = re.findall(r"^level ([01]) +2 +(\d+) +(\d+) +(\d+) +([\d.]+) %", out, re.M)
+    assert [r[0] for r in rows] == ["0", "1"]
+    for _, w, d, l, rate in rows:
+        assert int(w) + int(d) + int(l) == 2
+        assert float(rate) == pytest.approx(100 * (int(w) + 0.5 * int(d)) / 2)
+
+
+def test_rllib_evaluate__json_and_relative_paths(
+    cli_checkpoint: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    no_leftover_servers: None,
+) -> None:
+    run_dir = Path(cli_checkpoint)
+    monkeypatch.chdir(run_dir.parent)  # a relative experiment directory, as the README writes it
+    args = ["evaluate", run_dir.name, "--episodes", "1", "--opponent", "0", "--ends", "1", "--json"]
+    assert rllib_cli.main(args) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["checkpoint"].startswith(str(run_dir)) and "checkpoint_" in data["checkpoint"]
+    (row,) = data["opponents"]
+    assert row["opponent"] == 0 and row["games"] == 1 and 0.0 <= row["win_rate"] <= 1.0
+
+
+def test_curling_plot__learning_curves_of_a_run(cli_checkpoint: str, tmp_path: Path) -> None:
+    from rllib_curling.cli.curling import main as curling_main
+
+    out = tmp_path / "curve.png"
+    assert curling_main(["plot", cli_checkpoint, "-o", str(out)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_rllib_train__more_cpus_than_the_cluster_has_is_refused(
+    ray_session: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = json.loads(SMALL_CONFIG) | {"num_env_runners": 3}
+    args = ["train", "--run", "PPO", "--env", "curling", "--config", json.dumps(config)]
+    assert rllib_cli.main(args) == 2
+    err = capsys.readouterr().err
+    assert "needs 4 CPUs" in err and "has 2" in err
 
 
 def test_curling_play__whole_game_on_a_test_server(
-    cli_checkpoint: str, capsys: pytest.CaptureFixture[str], no_leftover_servers: None
+    cli_checkpoint: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    no_leftover_servers: None,
 ) -> None:
     import subprocess
     import sys
@@ -215,7 +260,9 @@ def test_curling_play__whole_game_on_a_test_server(
     )  # fmt: skip
     try:
         _, host, port = server.stdout.readline().split()
-        args = ["play", "--checkpoint", cli_checkpoint, "-H", host, "-p", port, "-k", "localtest:2"]
+        monkeypatch.chdir(cli_checkpoint)  # a trial directory, relative: its newest checkpoint
+        trial = next(p.name for p in Path(cli_checkpoint).iterdir() if p.name.startswith("PPO_"))
+        args = ["play", "--checkpoint", trial, "-H", host, "-p", port, "-k", "localtest:2"]
         assert curling_main(args) == 0
         out = capsys.readouterr().out
         assert re.search(r"^game 1: (WIN|LOSE|DRAW) \d+-\d+", out, re.M), out

@@ -9,7 +9,7 @@ import sys
 from rllib_curling.cli import dispatch
 
 #: Subcommand modules under rllib_curling.cli.commands, in the order ``curling --help`` lists them.
-COMMANDS = ("simulate", "calibrate", "server", "match", "ladder", "play", "bench")
+COMMANDS = ("simulate", "calibrate", "server", "match", "ladder", "play", "plot", "bench")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -126,6 +126,7 @@ class CurlingEnv(gym.Env):
         self._client: CurlingClient | None = None
         self._in_game = False
         self._scores_seen = 0
+        self._scored: int | None = None  # points of the end the last step finished
         self._potential = 0.0
         self._connections = 0
         self._generation = 0
@@ -192,6 +193,7 @@ class CurlingEnv(gym.Env):
         else:
             raise ConnectionLostError(f"no game could be started on {self.address}")
         self._in_game = True
+        self._scored = None
         self._scores_seen = len(self._client.end_scores)
         self._potential = self._house_potential()
         return self._observation(), self._info()
@@ -220,6 +222,7 @@ class CurlingEnv(gym.Env):
             )
         new_scores = client.end_scores[self._scores_seen :]
         self._scores_seen = len(client.end_scores)
+        self._scored = new_scores[-1] if new_scores else None
         reward = self._reward(new_scores, terminated)
         truncated = (
             not terminated
@@ -290,15 +293,25 @@ class CurlingEnv(gym.Env):
     # -- rendering -----------------------------------------------------------------------------
 
     def render(self) -> Any:
+        """The sheet now; right after a step that finished an end, that end as it was scored."""
         if self.render_mode is None or self._client is None:
             return None
         from rllib_curling.env import render
 
         client = self._client
-        parity = self._my_parity() if client.state else 0
-        if self.render_mode == "ansi":
-            return render.ansi(client.position, client.state, client.totals, parity)
-        return render.rgb_array(client.position, parity)
+        if self._scored is not None and client.last_end is not None:
+            position, state = client.last_end
+            points = self._scored
+            who = "us" if points > 0 else "them" if points < 0 else "nobody (blank end)"
+            end = state[1] + 1 if state else "?"
+            caption = f"end {end} scored: {abs(points)} for {who}"
+            parity = my_parity(client, state) if state else 0
+            state = (16, *state[1:]) if state else None  # every stone of that end thrown
+        else:
+            position, state, caption = client.position, client.state, ""
+            parity = self._my_parity() if client.state else 0
+        view = render.View(position, parity, state, client.totals, caption)
+        return render.ansi(view) if self.render_mode == "ansi" else render.rgb_array(view)
 
 
 if CurlingEnv.__doc__:  # the discrete action table comes from the templates themselves

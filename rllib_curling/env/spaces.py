@@ -53,10 +53,12 @@ def action_mode(space: gym.Space) -> tuple[str, bool]:
     raise ValueError(f"not a curling action space: {space}")
 
 
-def my_parity(client: CurlingClient) -> int:
-    """0 if the client's stones are the even rows of this end (it throws first), else 1."""
-    assert client.state is not None, "no SETSTATE received yet"
-    shot, _, _, next_seat = client.state
+def my_parity(client: CurlingClient, state: tuple[int, int, int, int] | None = None) -> int:
+    """0 if the client's stones are the even rows of this end (it throws first), else 1;
+    ``state`` (SETSTATE fields) of another moment of the end, default the last one."""
+    state = client.state if state is None else state
+    assert state is not None, "no SETSTATE received yet"
+    shot, _, _, next_seat = state
     first = next_seat if shot % 2 == 0 else 1 - next_seat  # seat throwing first this end
     return 0 if first == client.seat else 1
 

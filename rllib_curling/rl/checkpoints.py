@@ -1,13 +1,14 @@
 """Checkpoints: find the RLModule inside an RLlib checkpoint or run directory, and load a policy.
 
-``module_checkpoint_dir`` accepts what a user has at hand (an ``algo.save_to_path()`` dir, a Tune
-trial checkpoint, a trial dir, an experiment dir, a ``ray.tune.Checkpoint``, the module dir);
-``load_policy`` turns it into a deterministic ``obs -> action`` function without building the
-algorithm.
+``find_checkpoint`` accepts what a user has at hand (an ``algo.save_to_path()`` dir, a Tune
+trial checkpoint, a trial dir, an experiment dir, a ``ray.tune.Checkpoint``, the module dir; any
+of them relative, absolute or with ``~``); ``load_policy`` turns it into a deterministic
+``obs -> action`` function without building the algorithm.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -19,28 +20,80 @@ import numpy as np
 MODULE_DIR = Path("learner_group", "learner", "rl_module")
 
 
-def module_checkpoint_dir(checkpoint: Any, module_id: str = "default_policy") -> Path:
-    """The RLModule directory inside an algorithm checkpoint.
+#: Metrics that rank the trials of an experiment directory, best first when higher.
+RANK_METRICS = ("env_runners/win_rate", "env_runners/episode_return_mean")
 
-    ``checkpoint`` may be an ``algo.save_to_path()`` dir, a Tune trial checkpoint dir
-    (``.../checkpoint_000003``), a Tune trial dir (its last ``checkpoint_*`` is used), a Tune
-    experiment dir (the newest checkpoint of its trials), a
-    ``ray.tune.Checkpoint`` (anything with ``.path``) or the module dir itself.
+
+def find_checkpoint(checkpoint: Any) -> Path:
+    """The algorithm checkpoint that ``checkpoint`` names, as an absolute path.
+
+    Accepts a path (relative, absolute or with ``~``) or a ``ray.tune.Checkpoint`` (anything with
+    ``.path``) naming one of:
+
+    - an algorithm checkpoint (``algo.save_to_path()``, a Tune ``checkpoint_000012``);
+    - a Tune trial directory: its newest ``checkpoint_*``;
+    - a Tune experiment directory (``--storage-path``/name, e.g. ``results/curling-ppo``): the
+      newest checkpoint of its best trial, by the last reported win rate, then mean return;
+    - an RLModule directory inside a checkpoint (returned as it is).
+
+    Raises ``FileNotFoundError`` saying what was found instead.
     """
-    path = Path(os.fspath(getattr(checkpoint, "path", checkpoint))).expanduser()
+    path = Path(os.fspath(getattr(checkpoint, "path", checkpoint))).expanduser().resolve()
     if not path.is_dir():
         raise FileNotFoundError(f"no checkpoint directory at {path}")
-    if not (path / MODULE_DIR).is_dir() and not (path / "policies").is_dir():
-        trial_checkpoints = sorted(path.glob("checkpoint_*"))
-        if not trial_checkpoints:  # an experiment dir: the newest checkpoint of any trial
-            trial_checkpoints = sorted(path.glob("*/checkpoint_*"), key=lambda p: p.stat().st_mtime)
-        if trial_checkpoints:
-            path = trial_checkpoints[-1]
+    if _is_checkpoint(path) or (path / "class_and_ctor_args.pkl").is_file():
+        return path
+    own = sorted(path.glob("checkpoint_*"))
+    if own:
+        return own[-1]
+    trials = [d for d in sorted(path.iterdir()) if d.is_dir() and any(d.glob("checkpoint_*"))]
+    if not trials:
+        raise FileNotFoundError(
+            f"{path} holds no RLlib checkpoint: no checkpoint_* in it or in its trial "
+            "directories (is training still at its first iteration, or was it stopped before "
+            "a checkpoint was written?)"
+        )
+    best = max(trials, key=_trial_rank)
+    return sorted(best.glob("checkpoint_*"))[-1]
+
+
+def _is_checkpoint(path: Path) -> bool:
+    return (
+        (path / MODULE_DIR).is_dir()
+        or (path / "policies").is_dir()
+        or ((path / "rllib_checkpoint.json").is_file())
+    )
+
+
+def _trial_rank(trial: Path) -> tuple[float, ...]:
+    """Last reported (win rate, mean return) of a Tune trial directory (-inf where missing)."""
+    last: dict[str, Any] = {}
+    try:
+        with open(trial / "result.json", encoding="utf-8") as fh:
+            for line in fh:
+                if line.strip():
+                    last = json.loads(line)
+    except (OSError, json.JSONDecodeError):
+        pass
+    ranks = []
+    for metric in RANK_METRICS:
+        value: Any = last
+        for part in metric.split("/"):
+            value = value.get(part, {}) if isinstance(value, dict) else {}
+        ranks.append(float(value) if isinstance(value, int | float) else float("-inf"))
+    return tuple(ranks)
+
+
+def module_checkpoint_dir(checkpoint: Any, module_id: str = "default_policy") -> Path:
+    """The RLModule directory ``module_id`` inside the checkpoint ``find_checkpoint`` finds."""
+    path = find_checkpoint(checkpoint)
     if (path / MODULE_DIR).is_dir():
         module_dir = path / MODULE_DIR / module_id
         if not module_dir.is_dir():
             found = sorted(p.name for p in (path / MODULE_DIR).iterdir())
-            raise FileNotFoundError(f"no module {module_id!r} in {path}; found: {found}")
+            raise FileNotFoundError(
+                f"no module {module_id!r} in {path}; found: {found} (pick one with --module-id)"
+            )
         return module_dir
     if (path / "policies").is_dir():
         raise ValueError(

@@ -11,14 +11,13 @@
 
 DQN sets ``env_config["action"] = "discrete"`` (the env's discretised shot table). The old API
 stack (``old_stack=True``) uses the ModelCatalog model ``"curling_net"`` (``CurlingModelV2``) and
-``num_gpus=0``; it is not offered for DQN, whose old stack is broken in RLlib 2.60.
+``num_gpus=0``; it is not offered for DQN, whose old stack is broken in RLlib 2.60. The configs'
+algorithm classes are the curling-aware ones of ``rl.trainables``.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
-
-from rllib_curling.rl.registration import ENV_NAME
 
 if TYPE_CHECKING:
     from ray.rllib.algorithms.algorithm_config import AlgorithmConfig
@@ -27,18 +26,16 @@ ALGORITHMS = ("PPO", "DQN", "IMPALA", "APPO")
 
 
 def _algorithm_classes() -> dict[str, tuple[type, type]]:
-    """``{"PPO": (PPO, PPOConfig), ...}``; imported here so ``import training`` stays light."""
-    from ray.rllib.algorithms.appo import APPO, APPOConfig
-    from ray.rllib.algorithms.dqn import DQN, DQNConfig
-    from ray.rllib.algorithms.impala import IMPALA, IMPALAConfig
-    from ray.rllib.algorithms.ppo import PPO, PPOConfig
+    """``{"PPO": (CurlingPPO, PPOConfig), ...}``: the curling-aware classes and their configs."""
+    from ray.rllib.algorithms.appo import APPOConfig
+    from ray.rllib.algorithms.dqn import DQNConfig
+    from ray.rllib.algorithms.impala import IMPALAConfig
+    from ray.rllib.algorithms.ppo import PPOConfig
 
-    return {
-        "PPO": (PPO, PPOConfig),
-        "DQN": (DQN, DQNConfig),
-        "IMPALA": (IMPALA, IMPALAConfig),
-        "APPO": (APPO, APPOConfig),
-    }
+    from rllib_curling.rl.trainables import TRAINABLES
+
+    configs = {"PPO": PPOConfig, "DQN": DQNConfig, "IMPALA": IMPALAConfig, "APPO": APPOConfig}
+    return {name: (TRAINABLES[name], configs[name]) for name in ALGORITHMS}
 
 
 def _canonical(algo: str) -> str:
@@ -51,7 +48,7 @@ def _canonical(algo: str) -> str:
 def algorithm_config(
     algo: str,
     *,
-    env: Any = "curling",
+    env: Any = "curling",  # registration.ENV_NAME
     env_config: dict[str, Any] | None = None,
     num_env_runners: int = 1,
     num_envs_per_env_runner: int = 1,
@@ -64,7 +61,8 @@ def algorithm_config(
     Change anything further with the usual ``config.training(...)`` etc. before ``build_algo()``.
     """
     from rllib_curling.rl.models import module_spec
-    from rllib_curling.rl.network import resolve_model_config
+    from rllib_curling.rl.network import MODEL_NAME, resolve_model_config
+    from rllib_curling.rl.trainables import curling_defaults
 
     name = _canonical(algo)
     env_config = dict(env_config or {})
@@ -82,8 +80,9 @@ def algorithm_config(
                 "Algorithm._create_local_replay_buffer_if_necessary). Use old_stack=False."
             )
     model_config = resolve_model_config(model_config)
+    algo_cls, config_cls = _algorithm_classes()[name]
     config = (
-        _algorithm_classes()[name][1]()
+        config_cls(algo_class=algo_cls)
         .environment(env, env_config=env_config)
         .framework("torch")
         .env_runners(
@@ -92,20 +91,13 @@ def algorithm_config(
     )
     _size(config, name)
     if old_stack:
-        from rllib_curling.rl.model_v2 import MODEL_NAME
-
         config.api_stack(
             enable_rl_module_and_learner=False, enable_env_runner_and_connector_v2=False
         )
         config.training(model={"custom_model": MODEL_NAME, "custom_model_config": model_config})
-        config.resources(num_gpus=0)
     else:
         config.rl_module(rl_module_spec=module_spec(name, **model_config))
-        if env == ENV_NAME:
-            from rllib_curling.rl.callbacks import CurlingMetrics
-
-            config.callbacks(CurlingMetrics)  # env_runners/win_rate, points_for/against
-    return config
+    return curling_defaults(name, config)  # metrics (curling env), old-stack model, DQN actions
 
 
 def _size(config: AlgorithmConfig, name: str) -> None:
@@ -126,9 +118,11 @@ def _size(config: AlgorithmConfig, name: str) -> None:
 
 
 def register_trainables() -> list[str]:
-    """Register PPO, DQN, IMPALA and APPO with Tune under their names; returns the names.
+    """Register the curling-aware PPO, DQN, IMPALA and APPO (``rl.trainables``) with Tune under
+    their stock names; returns the names.
 
-    Tune then resolves ``"PPO"`` without importing every RLlib algorithm. Safe to call again
+    ``tune.run("PPO", config={"env": "curling"})`` then trains the curling network, and Tune
+    resolves ``"PPO"`` without importing every RLlib algorithm. Safe to call again
     (re-registers, which also restores them after a ``ray.shutdown()``/``ray.init()``).
     """
     from ray import tune

@@ -1,4 +1,12 @@
-"""``rllib evaluate CHECKPOINT``: play a trained policy against a built-in opponent and score it."""
+"""``rllib evaluate CHECKPOINT``: play a trained policy against built-in opponents and score it.
+
+``CHECKPOINT`` is anything ``rl.checkpoints.find_checkpoint`` takes: a checkpoint, a trial or an
+experiment directory (``results/curling-ppo``: its best trial's newest checkpoint), relative or
+with ``~``. For each opponent the policy (greedy) plays ``--episodes`` games on a private
+server, the hammer alternating; the table gives won, drawn and lost games, the win rate with
+draws counted half, and the mean score. Evaluation seeds (``--seed``, default ``EVAL_SEED``)
+are not ones training uses (training servers draw random seeds).
+"""
 
 from __future__ import annotations
 
@@ -6,12 +14,17 @@ import argparse
 import json
 import sys
 from dataclasses import asdict, dataclass, field
+from typing import Any
+
+#: Base seed of evaluation games: opponent level L plays with seed EVAL_SEED + L.
+EVAL_SEED = 1_000_000
 
 
 @dataclass
 class EvaluationResult:
-    """Games from the policy's view: wins, draws, losses and points."""
+    """Games of the policy against one opponent, from the policy's view."""
 
+    opponent: int
     games: int = 0
     wins: int = 0
     draws: int = 0
@@ -22,32 +35,57 @@ class EvaluationResult:
 
     @property
     def win_rate(self) -> float:
-        return self.wins / self.games if self.games else 0.0
+        """(wins + draws / 2) / games."""
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
 
-    def summary(self) -> str:
+    def as_dict(self) -> dict[str, Any]:
         n = max(self.games, 1)
-        return (
-            f"{self.games} games: {self.wins} won, {self.draws} drawn, {self.losses} lost "
-            f"(win rate {100 * self.win_rate:.1f} %); mean score {self.points_for / n:.2f} - "
-            f"{self.points_against / n:.2f}"
-        )
+        out = {k: v for k, v in asdict(self).items() if k != "lines"}
+        out.update(win_rate=self.win_rate, mean_points_for=self.points_for / n,
+                   mean_points_against=self.points_against / n)  # fmt: skip
+        return out
+
+
+def _levels(text: str) -> list[int]:
+    from rllib_curling.bots import check_level
+
+    try:
+        return [check_level(int(part), "opponent") for part in text.split(",") if part.strip()]
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(
+            f"{exc}"
+            if "opponent" in str(exc)
+            else f"opponents are levels like 2 or 2,4,6: {text!r}"
+        ) from None
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "evaluate",
-        help="play a checkpoint against a built-in opponent",
-        description="Play a trained policy (greedy) against a built-in opponent on a private "
-        "server, hammer alternating; print one line per game and win/draw/loss and mean score.",
+        help="play a checkpoint against built-in opponents",
+        description=__doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("checkpoint", help="RLlib checkpoint (algorithm dir, trial dir or checkpoint)")
-    p.add_argument("--episodes", type=int, default=20, help="games to play (default 20)")
-    p.add_argument("--opponent", type=int, default=2, help="built-in opponent level 0-8 (2)")
-    p.add_argument("--ends", type=int, default=4, help="ends per game (default 4)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the private server")
+    p.add_argument("checkpoint", help="a checkpoint, or a trial/experiment directory")
+    p.add_argument("--episodes", type=_positive, default=20, help="games per opponent (20)")
+    p.add_argument("--opponent", type=_levels, default=[2], metavar="L[,L...]",
+                   help="built-in levels 0-8 to play, e.g. 2 or 2,4,6,8 (default 2)")  # fmt: skip
+    p.add_argument("--ends", type=_positive, default=4, help="ends per game (default 4)")
+    p.add_argument("--seed", type=int, default=EVAL_SEED,
+                   help=f"base seed; level L uses seed + L (default {EVAL_SEED})")  # fmt: skip
     p.add_argument("--server", default="auto", help="'auto' (default) or host:port")
     p.add_argument("--module-id", default="default_policy", help="module to load")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--json", action="store_true", help="print the results as JSON")
     # Accepted for compatibility with Ray's former command; the checkpoint says what it is.
     p.add_argument("--run", "--algo", dest="run", help=argparse.SUPPRESS)
     p.add_argument("--env", help=argparse.SUPPRESS)
@@ -63,16 +101,17 @@ def evaluate(
     server: str = "auto",
     module_id: str = "default_policy",
     echo: bool = True,
+    player: Any = None,
 ) -> EvaluationResult:
     """Play ``episodes`` games of the checkpoint's policy against built-in ``opponent``."""
-    from rllib_curling.env import CurlingEnv
+    from rllib_curling.env.curling_env import CurlingEnv
     from rllib_curling.rl.policy_player import PolicyPlayer
 
-    player = PolicyPlayer.from_checkpoint(checkpoint, module_id)
+    player = player or PolicyPlayer.from_checkpoint(checkpoint, module_id)
     env = CurlingEnv(
         {"opponent": opponent, "ends": ends, "seed": seed, "server": server, **player.env_config()}
     )
-    result = EvaluationResult()
+    result = EvaluationResult(opponent=opponent)
     try:
         for game in range(1, episodes + 1):
             obs, info = env.reset()
@@ -92,7 +131,7 @@ def evaluate(
             result.points_for += mine
             result.points_against += theirs
             line = (
-                f"game {game}: {outcome} {mine}-{theirs} "
+                f"level {opponent} game {game}: {outcome} {mine}-{theirs} "
                 f"({'no hammer' if first else 'hammer'} in end 1) ends {info['end_scores']}"
             )
             result.lines.append(line)
@@ -103,18 +142,38 @@ def evaluate(
     return result
 
 
+def table(results: list[EvaluationResult]) -> str:
+    """One row per opponent: games, W/D/L, win rate (draws half), mean score."""
+    rows = ["opponent  games    W    D    L  win rate  mean score"]
+    for r in results:
+        d = r.as_dict()
+        rows.append(
+            f"level {r.opponent:<3d} {r.games:6d} {r.wins:4d} {r.draws:4d} {r.losses:4d}"
+            f"  {100 * r.win_rate:6.1f} %  {d['mean_points_for']:.2f} - "
+            f"{d['mean_points_against']:.2f}"
+        )
+    return "\n".join(rows)
+
+
 def run(args: argparse.Namespace) -> int:
+    from rllib_curling.rl.checkpoints import find_checkpoint
+    from rllib_curling.rl.policy_player import PolicyPlayer
+
     try:
-        result = evaluate(
-            args.checkpoint, args.episodes, args.opponent, args.ends, args.seed, args.server,
-            args.module_id, echo=not args.json,
-        )  # fmt: skip
+        path = find_checkpoint(args.checkpoint)
+        player = PolicyPlayer.from_checkpoint(str(path), args.module_id)
     except (FileNotFoundError, ValueError) as exc:
         print(f"rllib evaluate: {exc}", file=sys.stderr)
         return 2
+    if not args.json:
+        print(f"evaluating {path}", flush=True)
+    results = [
+        evaluate(str(path), args.episodes, level, args.ends, args.seed + level, args.server,
+                 args.module_id, echo=not args.json, player=player)
+        for level in args.opponent
+    ]  # fmt: skip
     if args.json:
-        data = {k: v for k, v in asdict(result).items() if k != "lines"}
-        print(json.dumps({**data, "win_rate": result.win_rate}))
+        print(json.dumps({"checkpoint": str(path), "opponents": [r.as_dict() for r in results]}))
     else:
-        print(result.summary())
+        print(table(results))
     return 0

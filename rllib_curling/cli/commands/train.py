@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 DESCRIPTION = """\
@@ -102,61 +101,39 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     train.set_defaults(func=run_train)
 
 
-def _experiments_from_args(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
+def _experiments_from_args(args: argparse.Namespace) -> list[Any]:
+    from rllib_curling.errors import ConfigError
+    from rllib_curling.rl.experiments import ExperimentSpec, read_experiment_file
+
     path = args.file
     if args.file_cmd:
         if args.file_cmd[0] != "file" or len(args.file_cmd) != 2:
-            raise SystemExit(
-                f"rllib train: unexpected arguments {args.file_cmd}; "
-                "did you mean `rllib train file FILE`?"
+            raise ConfigError(
+                f"unexpected arguments {args.file_cmd}; did you mean `rllib train file FILE`?"
             )
         path = args.file_cmd[1]
     if path:
-        experiments = load_experiments(Path(path))
+        experiments = read_experiment_file(path)
     else:
         if not args.run:
-            raise SystemExit("rllib train: give --run ALGO (and --env ENV), or -f FILE.yaml")
-        experiments = {args.experiment_name or "default": {"run": args.run, "env": args.env}}
-    for name, spec in experiments.items():
+            raise ConfigError("give --run ALGO (and --env ENV), or -f FILE.yaml")
+        experiments = [ExperimentSpec(name=args.experiment_name or "default")]
+    for spec in experiments:
         _apply_overrides(spec, args)
-        if not spec.get("run"):
-            raise SystemExit(f"rllib train: experiment {name!r} has no `run` (algorithm)")
     return experiments
 
 
-def load_experiments(path: Path) -> dict[str, dict[str, Any]]:
-    """Read a YAML experiments file, or a Python file defining ``config`` (and maybe ``stop``)."""
-    if not path.exists():
-        raise SystemExit(f"rllib train: no such file: {path}")
-    if path.suffix == ".py":
-        namespace: dict[str, Any] = {"__file__": str(path), "__name__": "__rllib_config__"}
-        exec(compile(path.read_text(), str(path), "exec"), namespace)
-        config = namespace.get("config")
-        if config is None:
-            raise SystemExit(f"rllib train: {path} must define `config` (an AlgorithmConfig)")
-        run = config.algo_class.__name__ if config.algo_class else None
-        return {path.stem: {"run": run, "config": config, "stop": namespace.get("stop", {})}}
-    import yaml
-
-    data = yaml.safe_load(path.read_text())
-    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-        raise SystemExit(
-            f"rllib train: {path} must map experiment names to {{run, env, stop, config}}"
-        )
-    return data
-
-
-def _apply_overrides(spec: dict[str, Any], args: argparse.Namespace) -> None:
+def _apply_overrides(spec: Any, args: argparse.Namespace) -> None:
+    """Flags given on the command line win over what the file says."""
     for key in ("run", "env", "stop", "storage_path", "num_samples", "restore"):
         value = getattr(args, key, None)
         if value is not None:
-            spec[key] = value
+            setattr(spec, key, value)
     if args.config:
-        if not isinstance(spec.get("config", {}), dict):
-            spec["config"] = spec["config"].update_from_dict(args.config)
+        if not isinstance(spec.config, dict):
+            spec.config = spec.config.update_from_dict(args.config)
         else:
-            spec["config"] = {**spec.get("config", {}), **args.config}
-    ckpt = dict(spec.get("checkpoint_config") or {})
+            spec.config = {**spec.config, **args.config}
     for flag, key in (
         ("checkpoint_freq", "checkpoint_frequency"),
         ("checkpoint_at_end", "checkpoint_at_end"),
@@ -164,21 +141,29 @@ def _apply_overrides(spec: dict[str, Any], args: argparse.Namespace) -> None:
         ("checkpoint_score_attr", "checkpoint_score_attribute"),
     ):
         if getattr(args, flag) is not None:
-            ckpt[key] = getattr(args, flag)
-    spec["checkpoint_config"] = ckpt
+            spec.checkpoint_config[key] = getattr(args, flag)
 
 
 def run_train(args: argparse.Namespace) -> int:
-    experiments = _experiments_from_args(args)
-    from rllib_curling.rl.tuning import init_ray, run_experiment
+    from rllib_curling.errors import ConfigError
 
-    init_ray(address=args.ray_address, num_cpus=args.ray_num_cpus, verbose=args.verbose)
-    status = 0
-    for name, spec in experiments.items():
-        best = run_experiment(name, spec, resume=args.resume, verbose=args.verbose)
-        if best is None:
-            status = 1
-            print(f"[{name}] no checkpoint was written", file=sys.stderr)
-        else:
-            print(f"[{name}] best checkpoint: {best}")
-    return status
+    try:
+        experiments = _experiments_from_args(args)
+        from rllib_curling.rl.tuning import build_config, init_ray, quiet, run_experiment
+
+        quiet(args.verbose)
+        for spec in experiments:  # fail fast, before Ray starts: file, algorithm, env, keys
+            build_config(spec)
+        init_ray(address=args.ray_address, num_cpus=args.ray_num_cpus, verbose=args.verbose)
+        status = 0
+        for spec in experiments:
+            best = run_experiment(spec, resume=args.resume, verbose=args.verbose)
+            if best is None:
+                status = 1
+                print(f"[{spec.name}] no checkpoint was written", file=sys.stderr)
+            else:
+                print(f"[{spec.name}] best checkpoint: {best}")
+        return status
+    except ConfigError as exc:
+        print(f"rllib train: {exc}", file=sys.stderr)
+        return 2

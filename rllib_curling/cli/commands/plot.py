@@ -1,0 +1,119 @@
+"""``curling plot RUN_DIR``: learning curves of a training run, as a PNG.
+
+``RUN_DIR`` is a Tune experiment directory (``results/curling-ppo``: one line per trial) or one
+trial directory, relative or with ``~``. Four panels: the win rate and the mean return (points
+for minus against) against training time and against env steps sampled. The title says the
+algorithm and the opponent, read from the run. Needs matplotlib (``pip install
+"rllib-curling[render]"``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+#: (result key, axis label) of the curves and of their x axes.
+CURVES = (("env_runners/win_rate", "win rate (last 100 games)"),
+          ("env_runners/episode_return_mean", "mean return (points for - against)"))  # fmt: skip
+AXES = (("time_total_s", "training time (min)", 1 / 60),
+        ("num_env_steps_sampled_lifetime", "env steps sampled", 1.0))  # fmt: skip
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "plot",
+        help="plot the learning curves of a training run",
+        description=__doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("run_dir", metavar="RUN_DIR", help="experiment or trial directory")
+    p.add_argument("-o", "--out", default=None,
+                   help="PNG to write (default: RUN_DIR/learning_curve.png)")  # fmt: skip
+    p.set_defaults(func=run)
+
+
+def read_trials(run_dir: Path) -> dict[str, list[dict[str, Any]]]:
+    """``{trial name: [result, ...]}`` from the ``result.json`` files of a run directory."""
+    files = [run_dir / "result.json"] if (run_dir / "result.json").is_file() else []
+    files = files or sorted(run_dir.glob("*/result.json"))
+    trials = {}
+    for path in files:
+        rows = []
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                try:
+                    rows.append(json.loads(line))
+                except json.JSONDecodeError:
+                    continue  # a line being written
+        if rows:
+            trials[path.parent.name] = rows
+    return trials
+
+
+def value(row: dict[str, Any], key: str) -> float:
+    """``row["a"]["b"]`` for ``"a/b"``; NaN where missing."""
+    node: Any = row
+    for part in key.split("/"):
+        node = node.get(part) if isinstance(node, dict) else None
+    return float(node) if isinstance(node, int | float) else math.nan
+
+
+def title_of(run_dir: Path, trials: dict[str, list[dict[str, Any]]]) -> str:
+    """``"PPO on curling vs level 2"``: the algorithm from the trial names, the env and the
+    opponent from the trials' configs."""
+    first = next(iter(trials))
+    algo = first.split("_", 1)[0].removeprefix("Curling")
+    config = trials[first][-1].get("config", {})
+    env = config.get("env", "?")
+    opponent = (config.get("env_config") or {}).get("opponent")
+    vs = f" vs level {opponent}" if isinstance(opponent, int) else ""
+    return f"{algo} on {env}{vs} — {run_dir.name}"
+
+
+def run(args: argparse.Namespace) -> int:
+    run_dir = Path(args.run_dir).expanduser().resolve()
+    trials = read_trials(run_dir) if run_dir.is_dir() else {}
+    if not trials:
+        print(f"curling plot: no Tune results (result.json) in {run_dir} or its trial "
+              "directories", file=sys.stderr)  # fmt: skip
+        return 2
+    try:
+        import matplotlib
+    except ImportError:
+        print('curling plot: needs matplotlib: pip install "rllib-curling[render]"',
+              file=sys.stderr)  # fmt: skip
+        return 2
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, 2, figsize=(11, 7), sharey="row")
+    for r, (key, label) in enumerate(CURVES):
+        for c, (x_key, x_label, scale) in enumerate(AXES):
+            ax = axes[r][c]
+            for name, rows in trials.items():
+                xs = [value(row, x_key) * scale for row in rows]
+                ax.plot(xs, [value(row, key) for row in rows], label=_short(name))
+            ax.set_xlabel(x_label)
+            if c == 0:
+                ax.set_ylabel(label)
+            ax.grid(alpha=0.3)
+    axes[0][0].set_ylim(-0.02, 1.02)
+    if len(trials) > 1:
+        axes[0][1].legend(fontsize=7)
+    fig.suptitle(title_of(run_dir, trials))
+    fig.tight_layout()
+    out = Path(args.out).expanduser() if args.out else run_dir / "learning_curve.png"
+    fig.savefig(out, dpi=110)
+    rows = max(len(r) for r in trials.values())
+    print(f"wrote {out} ({len(trials)} trial(s), up to {rows} iterations)")
+    return 0
+
+
+def _short(trial: str) -> str:
+    """A trial's name without its date suffix."""
+    parts = trial.split("_")
+    return "_".join(parts[:-2]) if len(parts) > 3 else trial

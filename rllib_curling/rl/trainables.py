@@ -1,0 +1,159 @@
+"""Curling-aware PPO, DQN, IMPALA and APPO: stock RLlib algorithms that give curling runs the
+curling network and the curling metrics, whatever form the config comes in.
+
+``import rllib_curling.rl`` registers these with Tune under the stock names, so the course's
+idioms work on Ray 2.60's new API stack::
+
+    tune.run("PPO", config={"env": "curling"})                                  # or "IMPALA", ...
+    tune.run("PPO", config={"env": "curling", "model": {"custom_model": "curling_net"}})
+    tune.Tuner("DQN", param_space={"env": "curling"}).fit()
+    rllib train --run APPO --env curling
+
+A run is a *curling run* when its env is ``"curling"`` / ``"curling_multi"`` or its model asks for
+``custom_model: "curling_net"``. For those, :func:`curling_defaults` gives the config (unless the
+user set their own):
+
+| stack | what is added                                                                 |
+|-------|-------------------------------------------------------------------------------|
+| new   | ``rl_module_spec`` = the curling RLModule of the algorithm (``custom_model`` |
+|       | and ``custom_model_config`` move into it: RLlib would refuse them here);       |
+|       | ``CurlingMetrics`` beside any callbacks of the user (single-agent env)        |
+| old   | ``model.custom_model = "curling_net"`` (the ModelCatalog ModelV2), no GPUs     |
+| DQN   | ``env_config.action = "discrete"`` (DQN needs discrete actions)               |
+
+Everything else (batch sizes, learning rates, runners) stays as the user or RLlib set it; for
+ready-made settings that fit a small machine use ``training.algorithm_config``. Other envs run
+exactly as stock RLlib.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ray.rllib.algorithms.algorithm import Algorithm
+from ray.rllib.algorithms.algorithm_config import AlgorithmConfig
+from ray.rllib.algorithms.appo import APPO
+from ray.rllib.algorithms.dqn import DQN
+from ray.rllib.algorithms.impala import IMPALA
+from ray.rllib.algorithms.ppo import PPO
+from ray.rllib.utils.annotations import override
+
+from rllib_curling.rl.network import MODEL_NAME, resolve_model_config
+from rllib_curling.rl.registration import CURLING_ENVS, ENV_NAME
+
+
+def is_curling_run(config: AlgorithmConfig) -> bool:
+    """True when the config's env is a curling env or its model asks for the curling network."""
+    env = config.env if isinstance(config.env, str) else None
+    return env in CURLING_ENVS or (config.model or {}).get("custom_model") == MODEL_NAME
+
+
+def curling_defaults(algo: str, config: AlgorithmConfig) -> AlgorithmConfig:
+    """Give a curling run of ``algo`` the curling network and metrics (see the module table).
+
+    Modifies and returns ``config``; anything else is returned unchanged.
+    """
+    if not is_curling_run(config):
+        return config
+    model = dict(config.model or {})
+    custom = model.pop("custom_model", None)
+    user_model_config = dict(model.pop("custom_model_config", None) or {})
+    if algo == "DQN":
+        env_config = dict(config.env_config or {})
+        env_config.setdefault("action", "discrete")
+        config.environment(env_config=env_config)
+    if not config.enable_rl_module_and_learner:  # the old API stack: the ModelCatalog model
+        from rllib_curling.rl.model_v2 import register_model
+
+        register_model()
+        config.training(model={**model, "custom_model": MODEL_NAME,
+                               "custom_model_config": user_model_config})  # fmt: skip
+        config.resources(num_gpus=0)
+        return config
+    if custom is not None:  # RLlib refuses custom_model on the new stack
+        config.training(model={**model, "custom_model": None, "custom_model_config": {}})
+    if config._rl_module_spec is None:
+        from rllib_curling.rl.models import module_spec
+
+        spec = module_spec(algo, **resolve_model_config(user_model_config))
+        config.rl_module(rl_module_spec=spec)
+    if config.env == ENV_NAME:
+        add_curling_metrics(config)
+    return config
+
+
+def add_curling_metrics(config: AlgorithmConfig) -> None:
+    """Add ``CurlingMetrics`` to the config's callbacks (keeping the user's)."""
+    from ray.rllib.callbacks.callbacks import RLlibCallback
+
+    from rllib_curling.rl.callbacks import CurlingMetrics
+
+    current = config.callbacks_class
+    classes = list(current) if isinstance(current, list | tuple) else [current]
+    classes = [c for c in classes if c is not RLlibCallback]
+    if CurlingMetrics not in classes:
+        config.callbacks(callbacks_class=[*classes, CurlingMetrics] if classes else CurlingMetrics)
+
+
+def _as_config(algo_cls: type[Algorithm], config: Any, env: Any) -> Any:
+    """The user's config as an ``AlgorithmConfig`` with curling defaults (as RLlib would)."""
+    if config is None:
+        return config
+    if isinstance(config, dict):
+        config = algo_cls.get_default_config().update_from_dict(config)
+    elif isinstance(config, AlgorithmConfig):
+        config = config.copy(copy_frozen=False)
+    else:
+        return config
+    if env is not None:
+        config.environment(env)
+    return curling_defaults(algo_cls.__name__.removeprefix("Curling"), config)
+
+
+class _CurlingDefaults:
+    """Mixin in front of a stock algorithm: the config gets :func:`curling_defaults` before the
+    algorithm (or Tune, asking for its resources) sees it."""
+
+    _stock: type[Algorithm]
+
+    @override(Algorithm)
+    def __init__(self, config: Any = None, env: Any = None, *args: Any, **kwargs: Any) -> None:
+        super().__init__(_as_config(self._stock, config, env), env, *args, **kwargs)  # type: ignore[call-arg]
+
+    @classmethod
+    @override(Algorithm)
+    def default_resource_request(cls, config: Any) -> Any:
+        return super().default_resource_request(_as_config(cls._stock, config, None))  # type: ignore[misc]
+
+
+class CurlingPPO(_CurlingDefaults, PPO):
+    """PPO; curling runs get the curling network and metrics (module docstring)."""
+
+    _stock = PPO
+
+
+class CurlingDQN(_CurlingDefaults, DQN):
+    """DQN; curling runs get the curling Q-network, metrics and discrete actions."""
+
+    _stock = DQN
+
+
+class CurlingIMPALA(_CurlingDefaults, IMPALA):
+    """IMPALA; curling runs get the curling network and metrics (module docstring)."""
+
+    _stock = IMPALA
+
+
+class CurlingAPPO(_CurlingDefaults, APPO):
+    """APPO; curling runs get the curling network and metrics (module docstring)."""
+
+    _stock = APPO
+
+
+#: Tune names → the curling-aware classes (``register_trainables`` registers them).
+TRAINABLES: dict[str, type[Algorithm]] = {
+    "PPO": CurlingPPO,
+    "DQN": CurlingDQN,
+    "IMPALA": CurlingIMPALA,
+    "APPO": CurlingAPPO,
+}

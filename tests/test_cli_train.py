@@ -1,0 +1,111 @@
+"""``rllib train`` refuses mistakes at once, with one line and exit code 2, before Ray starts."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from rllib_curling.cli import rllib as rllib_cli
+from rllib_curling.errors import ConfigError
+from rllib_curling.rl.experiments import ExperimentSpec, read_experiment_file
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _refused(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    start = time.monotonic()
+    assert rllib_cli.main(args) == 2
+    assert time.monotonic() - start < 60  # seconds, not a hang (generous: a loaded CI machine)
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("rllib train: ") and "\n" not in err, err
+    return err
+
+
+@pytest.mark.parametrize(
+    ("env_config", "message"),
+    [
+        ({"oponent": 3}, "unknown env_config key(s) ['oponent']"),
+        ({"opponent": 99}, "opponent must be a built-in level"),
+        ({"opponent": {"grid_search": [2, 77]}}, "got 77"),
+    ],
+)
+def test_train__bad_env_config_is_one_line(
+    env_config: dict, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["train", "--run", "PPO", "--env", "curling"]
+    err = _refused([*args, "--config", json.dumps({"env_config": env_config})], capsys)
+    assert message in err
+
+
+def test_train__unknown_algorithm_lists_the_valid_ones(capsys: pytest.CaptureFixture[str]) -> None:
+    err = _refused(["train", "--run", "PPOO", "--env", "curling"], capsys)
+    assert "unknown algorithm 'PPOO'" in err and "did you mean 'PPO'" in err and "DQN" in err
+
+
+def test_train__unknown_env_lists_the_valid_ones(capsys: pytest.CaptureFixture[str]) -> None:
+    err = _refused(["train", "--run", "PPO", "--env", "curlin"], capsys)
+    assert "unknown env 'curlin'" in err and "curling, curling_multi" in err
+
+
+def test_train__misspelt_config_key_names_the_closest(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["train", "--run", "PPO", "--env", "curling", "--config", '{"lamda_": 0.9}']
+    err = _refused(args, capsys)
+    assert "unknown config key 'lamda_'" in err and "did you mean 'lambda_'" in err
+
+
+def test_train__yaml_unknown_keys_at_every_level(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    top = tmp_path / "top.yaml"
+    top.write_text("exp:\n  run: PPO\n  env: curling\n  stpo: {training_iteration: 1}\n")
+    err = _refused(["train", "-f", str(top)], capsys)
+    assert f"{top}: experiment 'exp': unknown key 'stpo'" in err and "'stop'" in err
+    ckpt = tmp_path / "ckpt.yaml"
+    ckpt.write_text("exp:\n  run: PPO\n  checkpoint_config: {checkpoint_frequncy: 2}\n")
+    assert "unknown key 'checkpoint_frequncy'" in _refused(["train", "-f", str(ckpt)], capsys)
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text("exp:\n  run: PPO\n  env: curling\n  config: {lamda_: 0.9}\n")
+    assert "unknown config key 'lamda_'" in _refused(["train", "-f", str(cfg)], capsys)
+
+
+def test_train__yaml_syntax_error_is_file_line_column(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("exp:\n  run: PPO\n   env: curling\n")
+    err = _refused(["train", "-f", str(bad)], capsys)
+    assert f"{bad}:3:" in err
+
+
+def test_experiment_file__every_shipped_config_reads() -> None:
+    for path in sorted((ROOT / "tune_configs").glob("*.yaml")):
+        (spec,) = read_experiment_file(path)
+        assert isinstance(spec, ExperimentSpec) and spec.run and spec.env == "curling"
+
+
+def test_experiment_spec__non_mapping_sections_are_refused() -> None:
+    with pytest.raises(ConfigError, match="stop must be a mapping"):
+        ExperimentSpec.from_mapping("x", {"run": "PPO", "stop": [1]}, "f.yaml")
+
+
+def test_evaluate__zero_episodes_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        rllib_cli.main(["evaluate", "somewhere", "--episodes", "0"])
+    assert exit_info.value.code == 2
+    assert "--episodes: must be at least 1, got 0" in capsys.readouterr().err
+
+
+def test_evaluate__bad_opponent_list_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        rllib_cli.main(["evaluate", "somewhere", "--opponent", "2,9"])
+    assert "opponent must be one of" in capsys.readouterr().err
+
+
+def test_evaluate__missing_checkpoint_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert rllib_cli.main(["evaluate", str(tmp_path / "nothing")]) == 2
+    assert "no checkpoint directory at" in capsys.readouterr().err

@@ -1,0 +1,54 @@
+"""README's main command, as written: from a checkout's root, with relative paths, the default
+config; only shortened (one training iteration, two games per opponent). Slow."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+
+
+def main_command() -> list[str]:
+    """The ``&&``-separated parts of README's first command block (the main job)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = text.split("## The two commands", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    return [part.strip() for part in block.strip().split("&&")]
+
+
+def _as_here(command: str) -> list[str]:
+    """The README's ``.venv/bin/X`` run with this interpreter's environment."""
+    return shlex.split(command.replace(".venv/bin/", f"{Path(sys.executable).parent}/"))
+
+
+def test_readme__main_command_trains_and_evaluates_from_the_root(
+    tmp_path: Path, no_leftover_servers: None
+) -> None:
+    parts = main_command()
+    train = next(p for p in parts if " train " in p)
+    evaluate = next(p for p in parts if " evaluate " in p)
+    assert "--storage-path results" in train and " results/" in evaluate  # relative, as written
+    shutil.copytree(ROOT / "tune_configs", tmp_path / "tune_configs")  # the root's layout
+    run = subprocess.run(
+        [*_as_here(train), "--stop", '{"training_iteration": 1}'], cwd=tmp_path,
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:] + run.stdout[-3000:]
+    assert "best checkpoint:" in run.stdout and "win rate" in run.stdout  # the progress table
+    assert "Configuration for experiment" not in run.stdout  # no config dump by default
+    assert "Checkpoint successfully created" not in run.stdout + run.stderr
+    # TensorBoard (README: `tensorboard --logdir results`) finds each trial's event file there.
+    assert list((tmp_path / "results").glob("*/*/events.out.tfevents.*"))
+    short = re.sub(r"--episodes \d+", "--episodes 2", evaluate)
+    out = subprocess.run(_as_here(short), cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    rows = re.findall(r"^level (\d) +2 ", out.stdout, re.M)
+    opponents = re.search(r"--opponent ([\d,]+)", evaluate)
+    assert opponents is not None and rows == opponents.group(1).split(",")
