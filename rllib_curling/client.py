@@ -16,7 +16,10 @@ mine > 0), ``totals`` (mine, theirs), ``motion`` (the last MOTIONINFO), ``result
 Messages are sent as course clients send them: bare text, no terminator (``nul=True`` adds one).
 Every MOTIONINFO is answered with ``SWEEP d`` (``SWEEP 0`` when not sweeping, so a server that
 waits for sweeps goes on at once; ``sweep_reply=False`` answers only when sweeping).
-Socket errors and silence longer than ``timeout`` raise ``ConnectionLostError``.
+Socket errors raise ``ConnectionLostError``; silence longer than ``timeout`` raises its subclass
+``PeerTimeoutError`` (the server may be alive but hung). ``throw`` checks its numbers before it
+sends anything: a NaN, an infinity or a non-number raises ``InvalidThrowError`` and the turn
+stays ours, so a corrected ``throw`` can follow.
 """
 
 from __future__ import annotations
@@ -28,10 +31,12 @@ from collections import deque
 import numpy as np
 
 from rllib_curling import protocol as p
-from rllib_curling.errors import ConnectionLostError
+from rllib_curling.errors import ConnectionLostError, InvalidThrowError, PeerTimeoutError
 
 log = logging.getLogger(__name__)
 EMPTIES_TO_CLOSE = 5
+#: How long ``connect`` waits for the seat (``CONNECTNAME``) by default.
+CONNECT_TIMEOUT_S = 10.0
 _RECV_BYTES = 65536
 
 
@@ -46,7 +51,7 @@ class CurlingClient:
         key: str = "localtest",
         name: str = "rllib-curling",
         timeout: float = 150.0,
-        connect_timeout: float = 10.0,
+        connect_timeout: float = CONNECT_TIMEOUT_S,
         centerline_choice: str = "RESET",
         nul: bool = False,
         sweep_reply: bool = True,
@@ -158,13 +163,18 @@ class CurlingClient:
                 return event
 
     def throw(self, v: float, h: float, w: float, *, sweep: float | None = None) -> None:
-        """Send ``BESTSHOT v h w``; with ``sweep``, send ``SWEEP sweep`` when MOTIONINFO comes."""
+        """Send ``BESTSHOT v h w``; with ``sweep``, send ``SWEEP sweep`` when MOTIONINFO comes.
+
+        The numbers are checked first (``finite_throw``): a bad one raises ``InvalidThrowError``
+        with nothing sent and the turn still ours."""
         if not self.my_turn:
             raise RuntimeError("throw() called when it is not this client's turn (no GO)")
+        v, h, w, sweep = finite_throw(v, h, w, sweep)
+        message = p.BestShot(v, h, w)
         self.my_turn = False
         self._pending_sweep = sweep
         self.motion = None
-        self._send(p.BestShot(float(v), float(h), float(w)))
+        self._send(message)
 
     def sweep(self, distance: float) -> None:
         """Send ``SWEEP distance`` now (valid between MOTIONINFO and the far hog line)."""
@@ -242,8 +252,8 @@ class CurlingClient:
         except TimeoutError as exc:
             if timeout <= 0:
                 return False
-            raise ConnectionLostError(
-                f"no message from {self.address} for {timeout:.0f} s"
+            raise PeerTimeoutError(
+                f"no message from {self.address} for {timeout:g} s", timeout
             ) from exc
         except OSError as exc:
             self.close()
@@ -263,3 +273,33 @@ class CurlingClient:
         while not self._inbox:
             self._receive(timeout)
         return self._inbox.popleft()
+
+
+def finite_throw(
+    v: object, h: object, w: object, sweep: object = None
+) -> tuple[float, float, float, float | None]:
+    """``(v, h, w, sweep)`` as floats (sweep None stays None) when each is a finite real number
+    (a Python or numpy int or float, or a 0-d array of one; not a bool); else
+    ``InvalidThrowError`` naming every value. Ranges are not checked: the server clamps a
+    BESTSHOT to the sheet's, as the platform does."""
+    named = {"v": v, "h": h, "w": w, **({} if sweep is None else {"sweep": sweep})}
+    bad = [name for name, value in named.items() if not _finite_real(value)]
+    if bad:
+        shown = ", ".join(f"{name}={value!r}" for name, value in named.items())
+        raise InvalidThrowError(
+            f"throw refused ({shown}): {', '.join(bad)} {'is' if len(bad) == 1 else 'are'} not "
+            "a finite real number; BESTSHOT takes finite numbers (the server clamps them)"
+        )
+    numbers = [float(np.asarray(value)) for value in named.values()]
+    return numbers[0], numbers[1], numbers[2], numbers[3] if sweep is not None else None
+
+
+def _finite_real(value: object) -> bool:
+    """A real number (0-d, int or float dtype, not bool, not a string) that is finite."""
+    if isinstance(value, str | bytes):
+        return False
+    try:
+        number = np.asarray(value)
+    except ValueError:  # ragged nested sequences
+        return False
+    return number.ndim == 0 and number.dtype.kind in "iuf" and bool(np.isfinite(number))

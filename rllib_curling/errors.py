@@ -16,7 +16,12 @@ class RuleError(CurlingError, ValueError):
 
 
 class ProtocolError(CurlingError, ValueError):
-    """A message that does not follow protocol.md."""
+    """A message that does not follow protocol.md. ``keyword``: the message's keyword when it
+    was recognised (e.g. ``"BESTSHOT"`` for a BESTSHOT with bad numbers), else None."""
+
+    def __init__(self, message: str, keyword: str | None = None) -> None:
+        super().__init__(message)
+        self.keyword = keyword
 
 
 class ConfigError(CurlingError, ValueError):
@@ -29,3 +34,19 @@ class ConnectionLostError(CurlingError, ConnectionError):
 
 class ServerStartError(CurlingError, RuntimeError):
     """A server could not be started (for example, its port is in use)."""
+
+
+class PeerTimeoutError(ConnectionLostError):
+    """The peer sent nothing for ``seconds``: unlike a closed connection, it may be alive but
+    hung (the env kills its private server then)."""
+
+    def __init__(self, message: str, seconds: float) -> None:
+        super().__init__(message)
+        self.seconds = seconds
+
+    def __reduce__(self) -> tuple[type, tuple[str, float]]:  # pickles across Ray workers
+        return type(self), (str(self), self.seconds)
+
+
+class InvalidActionError(CurlingError, ValueError):
+    """An env action that does not fit the action space (wrong shape or type, NaN, out of range)."""

@@ -8,13 +8,27 @@ import time
 
 import pytest
 
+#: Every process this test session starts inherits it (Ray's workers too), so a session sees
+#: its own servers, orphans included, and not those of other sessions on the same host.
+SESSION_VARIABLE = "RLLIB_CURLING_TEST_SESSION"
+os.environ[SESSION_VARIABLE] = str(os.getpid())
+_SESSION_MARK = f"{SESSION_VARIABLE}={os.getpid()}".encode() + b"\0"
+
 
 def server_pids() -> set[int]:
     """PIDs of `curling server` processes that this test session started (children or not)."""
     out = subprocess.run(
         ["pgrep", "-f", "rllib_curling server"], capture_output=True, text=True
     ).stdout
-    return {int(p) for p in out.split()} - {os.getpid()}
+    return {int(p) for p in out.split() if _ours(int(p))} - {os.getpid()}
+
+
+def _ours(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as fh:
+            return _SESSION_MARK in b"\0" + fh.read()
+    except OSError:
+        return False
 
 
 def wait_until_gone(pids: set[int], timeout: float = 10.0) -> set[int]:

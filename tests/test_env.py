@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import threading
+import time
 
 import gymnasium as gym
 import numpy as np
@@ -205,6 +208,129 @@ def test_env__killed_server_gives_clear_error_then_reset_recovers() -> None:
         assert env.observation_space.contains(obs)
         env.step(env.action_space.sample())
     finally:
+        env.close()
+
+
+#: server_timeout of the hung-server tests: the longest silence of a healthy private server, its
+#: bots' warm-up before the first game, is 1.5 s on a loaded 2-core machine.
+HUNG_TIMEOUT = 5.0
+#: What detection may take beyond server_timeout (killing and reaping the server).
+HUNG_SLACK = 5.0
+
+
+def _freeze(process: ServerProcess | None) -> int:
+    """SIGSTOP a private server (alive, listening, silent); its PID."""
+    assert process is not None and process.alive()
+    os.kill(process.pid, signal.SIGSTOP)
+    return process.pid
+
+
+def _kill_if_alive(process: ServerProcess | None) -> None:
+    """SIGKILL (by PID) and reap a server the env failed to kill; a no-op when it did."""
+    if process is not None and process.alive():
+        process.kill()
+
+
+def _finish_game(env: gym.Env, rng: np.random.Generator) -> dict:
+    terminated = truncated = False
+    while not (terminated or truncated):
+        _, _, terminated, truncated, info = env.step(_sample(env.action_space, rng))
+    assert terminated and info["result"] in ("WIN", "LOSE", "DRAW")
+    return info
+
+
+def test_env__hung_private_server_is_killed_and_the_next_reset_starts_a_new_one() -> None:
+    env = CurlingEnv({"opponent": 1, "ends": 1, "server_timeout": HUNG_TIMEOUT})
+    hung = None
+    try:
+        _, info = env.reset(seed=1)
+        hung = env.unwrapped._server.process
+        pid = _freeze(hung)
+        start = time.monotonic()
+        with pytest.raises(ConnectionLostError) as err:
+            env.step(env.action_space.sample())
+        assert time.monotonic() - start < HUNG_TIMEOUT + HUNG_SLACK
+        message = str(err.value)
+        assert "\n" not in message and info["server"] in message and f"pid {pid}" in message
+        assert f"did not answer for {HUNG_TIMEOUT:g} s" in message and "killed" in message
+        assert "the next reset() starts a new one" in message
+        assert not hung.alive()  # killed and reaped, although stopped
+        _, info = env.reset()
+        assert env.unwrapped._server.process.pid != pid
+        _finish_game(env, np.random.default_rng(0))
+    finally:
+        _kill_if_alive(hung)
+        env.close()
+
+
+def test_env__server_hung_at_reset_fails_that_reset_then_reset_recovers() -> None:
+    env = CurlingEnv({"opponent": 1, "ends": 1, "server_timeout": HUNG_TIMEOUT})
+    hung = None
+    try:
+        env.reset(seed=2)
+        env.step(env.action_space.sample())
+        # reset() abandons this game and reconnects: the stopped server never seats us.
+        hung = env.unwrapped._server.process
+        pid = _freeze(hung)
+        start = time.monotonic()
+        with pytest.raises(ConnectionLostError, match="did not answer .* killed") as err:
+            env.reset()
+        assert time.monotonic() - start < HUNG_TIMEOUT + HUNG_SLACK
+        assert "reset()" in str(err.value) and not hung.alive()
+        obs, _ = env.reset()
+        assert env.observation_space.contains(obs)
+        assert env.unwrapped._server.process.pid != pid
+    finally:
+        _kill_if_alive(hung)
+        env.close()
+
+
+def test_env__hung_server_from_the_config_is_named_never_killed_and_reset_ends() -> None:
+    server = ServerProcess(ServerOptions(ends=1, seed=4))
+    host, port = server.address
+    try:
+        env = CurlingEnv({"server": f"{host}:{port}", "opponent": 1, "ends": 1})
+        try:
+            pid = _freeze(server)
+            start = time.monotonic()
+            # connect() is accepted by the kernel's backlog, then nothing: one wait, no retry.
+            with pytest.raises(ConnectionLostError, match="from env_config, so not restarted"):
+                env.reset()
+            assert time.monotonic() - start < 10.0 + HUNG_SLACK  # the client's seating wait
+            assert server.alive() and server.pid == pid
+        finally:
+            env.close()
+    finally:
+        server.stop()  # continues the stopped server so that it takes the SIGTERM
+
+
+def test_multi_agent__hung_private_server_is_killed_and_the_next_reset_starts_a_new_one() -> None:
+    from rllib_curling.env.multi_agent import CurlingMultiAgentEnv
+
+    env = CurlingMultiAgentEnv({"ends": 1, "action": "discrete", "server_timeout": HUNG_TIMEOUT})
+    hung = None
+    try:
+        obs, _ = env.reset(seed=3)
+        hung = env._server.process
+        pid = _freeze(hung)
+        start = time.monotonic()
+        with pytest.raises(ConnectionLostError) as err:
+            env.step({agent: 0 for agent in obs})
+        assert time.monotonic() - start < HUNG_TIMEOUT + HUNG_SLACK
+        message = str(err.value)
+        assert f"pid {pid}" in message and f"did not answer for {HUNG_TIMEOUT:g} s" in message
+        assert "killed" in message and "the next reset() starts a new one" in message
+        assert not hung.alive()
+        obs, _ = env.reset()
+        assert env._server.process.pid != pid
+        for step in range(16):
+            (agent,) = obs
+            obs, _, terminateds, _, _ = env.step({agent: step % 5})
+            if terminateds["__all__"]:
+                break
+        assert terminateds["__all__"] and set(obs) == {"player1", "player2"}
+    finally:
+        _kill_if_alive(hung)
         env.close()
 
 

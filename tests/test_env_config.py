@@ -34,11 +34,32 @@ def test_config__unknown_key_lists_valid_keys() -> None:
         {"server": "127.0.0.1:99999"},
         {"key": "abc:3"},
         {"turn_timeout": 0},
+        {"server_timeout": 0},
+        {"server_timeout": -1.0},
+        {"server_timeout": float("nan")},
+        {"server_timeout": float("inf")},
+        {"server_timeout": "5"},
+        {"server_timeout": True},
     ],
 )
 def test_config__bad_values_raise(values: dict) -> None:
     with pytest.raises(ConfigError):
         CurlingEnvConfig.from_dict(values)
+
+
+def test_config__server_timeout_bounds_waits_on_a_private_server_with_a_bot_only() -> None:
+    from rllib_curling.env.config import SERVER_TIMEOUT_S
+
+    private = CurlingEnvConfig(server_timeout=4.5, turn_timeout=60.0)
+    assert CurlingEnvConfig().server_timeout == SERVER_TIMEOUT_S
+    assert private.reply_timeout() == 4.5
+    assert private.reply_timeout(self_play=True) == 4.5
+    # Someone may think for a whole turn: an external opponent, or a server from the config.
+    external = CurlingEnvConfig(opponent="external", server_timeout=4.5, turn_timeout=60.0)
+    assert external.reply_timeout() == external.client_timeout > 60.0
+    assert external.reply_timeout(self_play=True) == 4.5
+    listed = CurlingEnvConfig(server="127.0.0.1:7788", server_timeout=4.5, turn_timeout=60.0)
+    assert listed.reply_timeout() == listed.reply_timeout(self_play=True) == listed.client_timeout
 
 
 def test_config__external_opponent_sends_plain_key() -> None:

@@ -431,3 +431,34 @@ def test_stream__random_bytes_never_raise(chunks: list[bytes], direction: Direct
         assert isinstance(item, (Message, ProtocolError))
         for value in vars(item).values() if isinstance(item, Message) else ():
             assert not (isinstance(value, float) and not math.isfinite(value))
+
+
+GLUABLE = ["READYOK", "SWEEP 0", "BESTSHOT 3 0 0", "SWEEP 1.5", "EXPMODE 1", "BESTSHOT 2.9 -0.1 3"]
+
+
+def test_stream__a_thousand_glued_readyoks_are_a_thousand_messages() -> None:
+    stream = StreamDecoder(Direction.TO_SERVER)
+    items = stream.feed(b"READYOK" * 1000)  # 7 KB in one burst: no recursion, no error
+    assert items == [ReadyOk()] * 1000
+
+
+@given(
+    parts=st.lists(st.sampled_from(GLUABLE), min_size=1, max_size=3000),
+    cuts=st.lists(st.integers(min_value=0, max_value=60_000), max_size=20),
+)
+@settings(max_examples=60, deadline=None)
+def test_stream__long_glued_client_bursts_never_raise(parts: list[str], cuts: list[int]) -> None:
+    """Client messages glued without separators decode one by one; cut anywhere into bursts,
+    the decoder still never raises and stays bounded."""
+    data = "".join(parts).encode()
+    whole = StreamDecoder(Direction.TO_SERVER).feed(data)
+    if len(data) <= 65536:
+        assert [m.to_text() for m in whole] == [
+            decode(p, Direction.TO_SERVER).to_text() for p in parts
+        ]
+    stream = StreamDecoder(Direction.TO_SERVER)
+    bounds = sorted({0, len(data), *(c for c in cuts if c < len(data))})
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        for item in stream.feed(data[a:b]):
+            assert isinstance(item, (Message, ProtocolError))
+        assert stream.pending <= 65536

@@ -17,11 +17,21 @@ the list of valid keys.
   ``num_env_runners=2, num_envs_per_env_runner=2`` give 4 entries and ``envs_per_worker=2``.
   RLlib numbers evaluation env runners from 1 as well, so give evaluation its own list:
   ``config.evaluation(evaluation_config={"env_config": {"server": [...other ports...]}})``.
+
+**How long the env waits for its server** (``reply_timeout``): a private server whose other seat
+is a built-in bot (or, in self-play, the env itself) only ever waits for a bot's decision and the
+engine, so it answers within a second or two; silence longer than ``server_timeout`` (default
+``SERVER_TIMEOUT_S``) means it hangs (stopped, deadlocked): the env kills it, ``step()`` or
+``reset()`` raises ``ConnectionLostError`` and the next ``reset()`` starts a new one. Anywhere
+else (a server from the config, or ``opponent="external"``) someone may think for a whole turn,
+so the env waits ``client_timeout`` (``turn_timeout`` plus a margin) and never kills a server it
+did not start.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,11 +42,19 @@ ACTIONS = ("continuous", "discrete")
 REWARDS = ("score", "win", "shaped")
 #: The client waits this much longer than the turn timeout for the server's next message.
 CLIENT_TIMEOUT_MARGIN_S = 30.0
+#: Default ``server_timeout``: about 20 times the longest silence of a healthy private server
+#: (measurements/RESULTS.md, "How long a private server is silent").
+SERVER_TIMEOUT_S = 30.0
 
 
 @dataclass(frozen=True)
 class CurlingEnvConfig:
-    """Options of ``CurlingEnv`` (also the keys of RLlib's ``env_config``)."""
+    """Options of ``CurlingEnv`` (also the keys of RLlib's ``env_config``).
+
+    ``server_timeout`` (seconds, > 0): how long a private server (``server="auto"``) with a
+    built-in opponent may stay silent before the env calls it hung and kills it (module
+    docstring); ``turn_timeout`` bounds the waits on every other server.
+    """
 
     server: Any = "auto"
     opponent: int | str = 2
@@ -47,6 +65,7 @@ class CurlingEnvConfig:
     reward: str = "score"
     sweep: bool = False
     turn_timeout: float = 120.0
+    server_timeout: float = SERVER_TIMEOUT_S
     name: str = "rllib-curling"
     envs_per_worker: int = 1
     host: str = "127.0.0.1"
@@ -67,6 +86,11 @@ class CurlingEnvConfig:
             raise ConfigError(f"ends must be a positive int or -1 (unlimited), got {self.ends!r}")
         if self.turn_timeout <= 0:
             raise ConfigError(f"turn_timeout must be > 0 seconds, got {self.turn_timeout!r}")
+        if not _positive_seconds(self.server_timeout):
+            raise ConfigError(
+                f"server_timeout must be a finite number of seconds > 0, "
+                f"got {self.server_timeout!r}"
+            )
         if self.envs_per_worker < 1:
             raise ConfigError(f"envs_per_worker must be >= 1, got {self.envs_per_worker!r}")
         if ":" in self.key:
@@ -92,6 +116,14 @@ class CurlingEnvConfig:
         """Seconds the env's clients wait for the server: the turn timeout plus a margin."""
         return self.turn_timeout + CLIENT_TIMEOUT_MARGIN_S
 
+    def reply_timeout(self, *, self_play: bool = False) -> float:
+        """Seconds the env's clients wait for the server's next message (module docstring):
+        ``server_timeout`` on a private server whose other seat is a bot or, with
+        ``self_play``, the env itself; ``client_timeout`` elsewhere."""
+        if self.server == "auto" and (self_play or self.opponent != "external"):
+            return self.server_timeout
+        return self.client_timeout
+
     @property
     def private_sweep_window_ms(self) -> int:
         """How long a private server waits for SWEEP after MOTIONINFO: only an env that sweeps
@@ -108,6 +140,16 @@ class CurlingEnvConfig:
     def connect_key(self) -> str:
         """The CONNECTKEY: ``key`` plus ``:level`` for a built-in opponent."""
         return self.key if self.opponent == "external" else f"{self.key}:{self.opponent}"
+
+
+def _positive_seconds(value: Any) -> bool:
+    """A real number (not a bool), finite and > 0."""
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and value > 0
+    )
 
 
 def _parse_address(entry: Any, default_host: str = "127.0.0.1") -> tuple[str, int]:

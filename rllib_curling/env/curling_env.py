@@ -10,11 +10,18 @@ import numpy as np
 from rllib_curling import observation, rules
 from rllib_curling.aiming.tables import shot_tables
 from rllib_curling.aiming.templates import TEMPLATES, Throw, template_table
-from rllib_curling.client import CurlingClient
-from rllib_curling.env.config import CurlingEnvConfig
+from rllib_curling.client import CONNECT_TIMEOUT_S, CurlingClient
+from rllib_curling.env.config import SERVER_TIMEOUT_S, CurlingEnvConfig
 from rllib_curling.env.servers import EnvServer
-from rllib_curling.env.spaces import action_space, my_parity, observation_space, observe, throw_for
-from rllib_curling.errors import ConnectionLostError
+from rllib_curling.env.spaces import (
+    action_space,
+    check_action,
+    my_parity,
+    observation_space,
+    observe,
+    throw_for,
+)
+from rllib_curling.errors import ConnectionLostError, PeerTimeoutError
 from rllib_curling.observation import UNLIMITED_MAX_ENDS
 
 
@@ -49,11 +56,22 @@ class CurlingEnv(gym.Env):
     | 2     | spin    | w = π·a rad/s, positive curls toward +x                          |
     | 3     | sweep   | (sweep=True only) sweep (a + 1)/2 · 12 m after mid-sheet         |
 
+    Finite values outside [−1, 1] are clipped (RLlib's continuous policies may sample there).
+    A list or tuple of real numbers is fine too.
+
     ``action="discrete"`` (for DQN): ``Discrete({n_templates})``, the shot templates of
     ``rllib_curling.aiming.templates`` (draws to points of the house, guards, takeouts and taps
     of the nearest opponent stones, each with both curls):
 
     {template_table}
+
+    ``step`` checks the action first (``env.spaces.check_action``) and raises a one-line
+    ``InvalidActionError`` (a ``ValueError``) naming the value and the space before anything is
+    sent, so the game goes on
+    with the next, valid action: a Box action must have exactly the space's shape and finite
+    real numbers (no bools, complex numbers or strings); a discrete action must be one integer
+    in range (a Python or numpy int, or an integer array of shape ``()`` or ``(1,)``; floats,
+    even ``3.0``, and bools are refused).
 
     ## Observation Space
 
@@ -91,7 +109,11 @@ class CurlingEnv(gym.Env):
     Terminated when the server sends ``GAMEOVER`` (after the last end). With ``ends=-1``
     (unlimited) the episode is truncated after ``UNLIMITED_MAX_ENDS`` (8) ends. If the connection
     drops or the server dies, ``step`` raises ``ConnectionLostError``; the next ``reset``
-    reconnects (and restarts a private server).
+    reconnects (and restarts a private server). A private server that stays silent for
+    ``server_timeout`` seconds (hung, e.g. stopped) is killed and ``step``/``reset`` raise
+    ``ConnectionLostError`` saying so; the next ``reset`` starts a new one. Where someone may be
+    thinking (``opponent="external"``, or a server from the config) the wait is ``turn_timeout``
+    plus a margin instead, and a server from the config is never killed.
 
     ## Arguments
 
@@ -100,12 +122,14 @@ class CurlingEnv(gym.Env):
     ``server`` ("auto" | "host:port" | list), ``opponent`` (0–8 or "external", default 2),
     ``ends`` (4), ``key`` ("localtest"), ``seed``, ``action`` ("continuous" | "discrete"),
     ``reward`` ("score" | "win" | "shaped"), ``sweep`` (False), ``turn_timeout`` (120 s),
-    ``name``, ``envs_per_worker``, ``host``, ``log_dir``, ``shaping_scale``.
+    ``server_timeout`` ({server_timeout} s: a silent private server is hung after that), ``name``,
+    ``envs_per_worker``, ``host``, ``log_dir``, ``shaping_scale``.
     ``render_mode``: "ansi" (text table) or "rgb_array" (matplotlib image).
 
     ## Version History
 
-    - v0: first release.
+    - v0: first release; bad actions raise ``ValueError`` before anything is sent, and a hung
+      private server is killed after ``server_timeout``.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
@@ -147,12 +171,14 @@ class CurlingEnv(gym.Env):
         host, port = self._server.ensure()
         if self._server.generation != self._generation:  # a new private server: count afresh
             self._generation, self._connections = self._server.generation, 0
+        timeout = self.config.reply_timeout()
         client = CurlingClient(
             host,
             port,
             key=self.config.connect_key,
             name=self.config.name,
-            timeout=self.config.client_timeout,
+            timeout=timeout,
+            connect_timeout=min(timeout, CONNECT_TIMEOUT_S),
             sweep_reply=self.config.sweep_reply,
         )
         client.connect()
@@ -186,10 +212,13 @@ class CurlingEnv(gym.Env):
                     break
                 # A game over or closed session between episodes: start afresh.
                 self._drop_connection()
-            except ConnectionLostError:
+            except PeerTimeoutError as exc:  # silent: a second try would wait as long again
+                self._drop_connection()
+                raise self._server.lost(exc, "reset()") from exc
+            except ConnectionLostError as exc:
                 self._drop_connection()
                 if attempt == 1:
-                    raise
+                    raise self._server.lost(exc, "reset()") from exc
         else:
             raise ConnectionLostError(f"no game could be started on {self.address}")
         self._in_game = True
@@ -202,20 +231,16 @@ class CurlingEnv(gym.Env):
         client = self._client
         if client is None or not self._in_game:
             raise RuntimeError("step() called before reset() (or after the episode ended)")
-        throw = self._throw_for(action)
+        throw = self._throw_for(check_action(action, self.action_space))
         try:
             client.throw(*throw[:3], sweep=throw[3] if self.config.sweep else None)
             event = client.wait_turn()
         except ConnectionLostError as exc:
-            self._in_game = False
-            raise ConnectionLostError(
-                f"lost the curling server at {self.address} during step(): {exc}. "
-                "The next reset() reconnects"
-                + (" and restarts the private server." if self.config.server == "auto" else ".")
-            ) from exc
+            self._drop_connection()
+            raise self._server.lost(exc, "step()") from exc
         terminated = event == "gameover"
         if event == "closed":
-            self._in_game = False
+            self._drop_connection()
             raise ConnectionLostError(
                 f"the curling server at {self.address} ended the session during a game; "
                 "the next reset() reconnects"
@@ -315,6 +340,11 @@ class CurlingEnv(gym.Env):
 
 
 if CurlingEnv.__doc__:  # the discrete action table comes from the templates themselves
-    CurlingEnv.__doc__ = CurlingEnv.__doc__.replace("{n_templates}", str(len(TEMPLATES))).replace(
-        "    {template_table}", "\n".join("    " + line for line in template_table().splitlines())
+    CurlingEnv.__doc__ = (
+        CurlingEnv.__doc__.replace("{n_templates}", str(len(TEMPLATES)))
+        .replace("{server_timeout}", f"{SERVER_TIMEOUT_S:g}")
+        .replace(
+            "    {template_table}",
+            "\n".join("    " + line for line in template_table().splitlines()),
+        )
     )

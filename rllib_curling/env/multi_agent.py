@@ -12,6 +12,12 @@ reach an agent on the step during which they happen, and both agents get their f
 observation and reward when the game ends. ``reset(seed=...)`` restarts the private server
 with that seed: the same seed and actions give the same game.
 
+The mover's action is checked as ``CurlingEnv`` checks it (``env.spaces.check_action``: a
+``ValueError`` before anything is sent, the game goes on). Both seats are ours, so a private
+server that stays silent for ``server_timeout`` is hung: it is killed, ``step``/``reset`` raise
+``ConnectionLostError`` and the next ``reset`` starts a new one (a server from the config is
+waited on for ``turn_timeout`` plus a margin and never killed).
+
 RLlib (see ``examples/self_play.py``)::
 
     config.environment("curling_multi", env_config={...})
@@ -27,11 +33,17 @@ import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from rllib_curling.aiming.tables import shot_tables
-from rllib_curling.client import CurlingClient
+from rllib_curling.client import CONNECT_TIMEOUT_S, CurlingClient
 from rllib_curling.env.config import CurlingEnvConfig
 from rllib_curling.env.servers import EnvServer
-from rllib_curling.env.spaces import action_space, observation_space, observe, throw_for
-from rllib_curling.errors import ConfigError, ConnectionLostError
+from rllib_curling.env.spaces import (
+    action_space,
+    check_action,
+    observation_space,
+    observe,
+    throw_for,
+)
+from rllib_curling.errors import ConfigError, ConnectionLostError, PeerTimeoutError
 
 AGENTS = ("player1", "player2")
 MULTI_AGENT_REWARDS = ("score", "win")
@@ -59,6 +71,8 @@ class CurlingMultiAgentEnv(MultiAgentEnv):
         self._clients: dict[str, CurlingClient] = {}
         self._to_move: str | None = None
         self._scores_seen = {a: 0 for a in AGENTS}
+        #: Seconds to wait for the server's next message (``CurlingEnvConfig.reply_timeout``).
+        self._timeout = self.config.reply_timeout(self_play=True)
 
     @classmethod
     def from_env_context(cls, env_context: Any) -> CurlingMultiAgentEnv:
@@ -67,11 +81,12 @@ class CurlingMultiAgentEnv(MultiAgentEnv):
     def _connect(self) -> None:
         self._disconnect()
         host, port = self._server.ensure()
-        timeout = self.config.client_timeout
+        timeout = self._timeout
         for agent in AGENTS:  # the server seats in order of arrival: player1 first
             client = CurlingClient(
                 host, port, key=self.config.key, name=f"{self.config.name}-{agent}",
-                timeout=timeout, sweep_reply=self.config.sweep_reply,
+                timeout=timeout, connect_timeout=min(timeout, CONNECT_TIMEOUT_S),
+                sweep_reply=self.config.sweep_reply,
             )  # fmt: skip
             client.connect()
             self._clients[agent] = client
@@ -89,14 +104,11 @@ class CurlingMultiAgentEnv(MultiAgentEnv):
             # A fresh private server with this seed: same seed and actions, same game.
             self._disconnect()
             self._server.reseed(seed)
-        if self._to_move is not None or not self._clients:
-            self._connect()  # first episode, or abandoning a game in progress
-        mover = self._pump(expect_game=True)
-        if mover is None:  # the session ended between games: start a new one
-            self._connect()
-            mover = self._pump(expect_game=True)
-        if mover is None:
-            raise ConnectionLostError(f"no game could be started on {self._server.label}")
+        try:
+            mover = self._start_game()
+        except ConnectionLostError as exc:
+            self._disconnect()
+            raise self._server.lost(exc, "reset()") from exc
         self._to_move = mover
         self._scores_seen = {a: len(c.end_scores) for a, c in self._clients.items()}
         return {mover: observe(self._clients[mover])}, {mover: self._info(mover)}
@@ -108,9 +120,14 @@ class CurlingMultiAgentEnv(MultiAgentEnv):
         if mover not in action_dict:
             raise ValueError(f"it is {mover}'s turn; got actions for {sorted(action_dict)}")
         client = self._clients[mover]
-        throw = throw_for(action_dict[mover], client, self.config.action, self._tables)
-        client.throw(*throw[:3], sweep=throw[3] if self.config.sweep else None)
-        nxt = self._pump(expect_game=False)
+        action = check_action(action_dict[mover], self.action_spaces[mover])
+        throw = throw_for(action, client, self.config.action, self._tables)
+        try:
+            client.throw(*throw[:3], sweep=throw[3] if self.config.sweep else None)
+            nxt = self._pump(expect_game=False)
+        except ConnectionLostError as exc:
+            self._disconnect()
+            raise self._server.lost(exc, "step()") from exc
         rewards = {a: self._reward(a, game_over=nxt is None) for a in AGENTS}
         if nxt is None:
             self._to_move = None
@@ -121,10 +138,22 @@ class CurlingMultiAgentEnv(MultiAgentEnv):
         obs = {nxt: observe(self._clients[nxt])}
         return obs, rewards, {"__all__": False}, {"__all__": False}, {nxt: self._info(nxt)}
 
+    def _start_game(self) -> str:
+        """Connect if needed and wait for a new game's first GO; its agent."""
+        if self._to_move is not None or not self._clients:
+            self._connect()  # first episode, or abandoning a game in progress
+        mover = self._pump(expect_game=True)
+        if mover is None:  # the session ended between games: start a new one
+            self._connect()
+            mover = self._pump(expect_game=True)
+        if mover is None:
+            raise ConnectionLostError(f"no game could be started on {self._server.label}")
+        return mover
+
     def _pump(self, expect_game: bool) -> str | None:
         """Handle both clients' messages until one gets GO (return it) or both see GAMEOVER."""
         over: set[str] = set()
-        timeout = self.config.client_timeout
+        timeout = self._timeout
         while True:
             for agent, client in self._clients.items():
                 if agent in over:
@@ -143,8 +172,8 @@ class CurlingMultiAgentEnv(MultiAgentEnv):
             waiting = [c for a, c in self._clients.items() if a not in over]
             ready, _, _ = select.select(waiting, [], [], timeout)
             if not ready:
-                raise ConnectionLostError(
-                    f"no message from {self._server.label} for {timeout:.0f} s"
+                raise PeerTimeoutError(
+                    f"no message from {self._server.label} for {timeout:g} s", timeout
                 )
 
     def _reward(self, agent: str, game_over: bool) -> float:

@@ -1,5 +1,8 @@
 """The server an env instance plays on: its private ``curling server`` child, or an address
-assigned from ``env_config["server"]`` (the rule is in ``env.config``). Both envs use it."""
+assigned from ``env_config["server"]`` (the rule is in ``env.config``). Both envs use it, also to
+word a lost server (``EnvServer.lost``): a private server that stopped answering is killed there,
+so the next ``reset`` starts a new one; a server from the config is never touched.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +11,12 @@ from dataclasses import replace
 from typing import Any
 
 from rllib_curling.env.config import CurlingEnvConfig, parse_server
-from rllib_curling.errors import ConfigError, ServerStartError
+from rllib_curling.errors import (
+    ConfigError,
+    ConnectionLostError,
+    PeerTimeoutError,
+    ServerStartError,
+)
 from rllib_curling.server.process import ServerOptions, ServerProcess
 
 
@@ -47,9 +55,37 @@ class EnvServer:
         self._stop_process()
 
     def kill(self) -> None:
-        """Kill the private server abruptly (tests simulate a crash with it)."""
+        """Kill the private server abruptly (SIGKILL, reaped; a stopped one too) and keep its
+        port for the next ``ensure``, which starts a new one. Tests simulate a crash with it."""
         if self.process is not None:
             self.process.kill()
+
+    def lost(self, exc: ConnectionLostError, during: str) -> ConnectionLostError:
+        """The one-line error an env raises when ``exc`` lost it the server ``during`` a call.
+
+        A private server that stayed silent (``PeerTimeoutError``) while still running is hung:
+        it is killed here, so the next ``reset()`` starts a new one instead of waiting on it
+        again. A server from the config is never touched, only named.
+        """
+        where = self.label or "(not connected yet)"
+        if self.config.server != "auto":
+            return ConnectionLostError(
+                f"lost the curling server at {where} (from env_config, so not restarted) "
+                f"during {during}: {exc}. The next reset() reconnects"
+            )
+        if isinstance(exc, PeerTimeoutError) and self.process is not None:
+            if self.process.alive():
+                pid = self.process.pid
+                self.kill()
+                return ConnectionLostError(
+                    f"the private curling server at {where} (pid {pid}) did not answer for "
+                    f"{exc.seconds:g} s during {during}, so it was killed; the next reset() "
+                    "starts a new one"
+                )
+        return ConnectionLostError(
+            f"lost the private curling server at {where} during {during}: {exc}. The next "
+            "reset() reconnects, and restarts the server if it is gone"
+        )
 
     def close(self) -> None:
         self._stop_process()

@@ -10,6 +10,8 @@ so a trained policy sees and acts exactly as it did in training.
 | ``action_space(config)``   | ``Box(-1, 1, (3,))`` / ``(4,)`` with sweep, or              |
 |                            | ``Discrete(len(TEMPLATES))`` for ``action="discrete"``       |
 | ``action_mode(space)``     | ``("continuous" | "discrete", sweep)`` of an action space   |
+| ``check_action(a, space)`` | ``a`` checked (``InvalidActionError`` if it does not fit):  |
+|                            | an int index, or a float64 array of the Box's shape         |
 | ``my_parity(client)``      | 0 if the client throws first in this end (even rows), else 1 |
 | ``observe(client)``        | the observation of the game as the client last saw it      |
 | ``throw_for(action, ...)`` | the throw ``(v, h, w, sweep)`` of an action                 |
@@ -28,6 +30,7 @@ from rllib_curling.aiming.templates import TEMPLATES, Throw
 from rllib_curling.client import CurlingClient
 from rllib_curling.env import actions
 from rllib_curling.env.config import CurlingEnvConfig
+from rllib_curling.errors import InvalidActionError
 
 
 def observation_space() -> gym.spaces.Box:
@@ -51,6 +54,71 @@ def action_mode(space: gym.Space) -> tuple[str, bool]:
     if isinstance(space, gym.spaces.Box) and space.shape in ((3,), (4,)):
         return "continuous", space.shape == (4,)
     raise ValueError(f"not a curling action space: {space}")
+
+
+def check_action(action: Any, space: gym.Space) -> int | np.ndarray:
+    """``action`` checked against a curling action space, before anything reaches the server:
+    both envs call it first in ``step``, so a bad action leaves the game as it was.
+
+    - ``Discrete(n)``: one integer in range: a Python int, a numpy integer, or an integer array
+      of shape ``()`` or ``(1,)``; returned as an ``int``. Bools (Python's ``True`` is an int),
+      floats (``3.0`` too: RLlib sends numpy integers, so a float means a mixed-up pipeline) and
+      anything else are refused.
+    - ``Box``: real numbers (int or float dtype; a list or tuple of them) of exactly the space's
+      shape, all finite; returned as a new float64 array. Bools, complex numbers, strings,
+      objects, other shapes, NaN and infinities are refused. Finite values outside the bounds
+      pass: the action map clips them, as RLlib itself does with ``normalize_actions`` (its
+      default) and as a policy sampling outside the Box needs.
+
+    Anything else raises ``InvalidActionError`` (a ``ValueError``) in one line naming the value
+    received and the space.
+    """
+    if isinstance(space, gym.spaces.Discrete):
+        return _check_index(action, space)
+    if isinstance(space, gym.spaces.Box):
+        return _check_box(action, space)
+    raise ValueError(f"not a curling action space: {space}")
+
+
+def _check_index(action: Any, space: gym.spaces.Discrete) -> int:
+    value = action
+    if isinstance(value, np.ndarray) and value.shape in ((), (1,)):
+        value = value.reshape(())[()]  # the numpy scalar inside
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        raise _refused(action, space, "an integer index is needed")
+    low, high = int(space.start), int(space.start) + int(space.n) - 1
+    if not low <= value <= high:
+        raise _refused(action, space, f"the index must be in {low}..{high}")
+    return int(value)
+
+
+def _check_box(action: Any, space: gym.spaces.Box) -> np.ndarray:
+    if isinstance(action, list | tuple) and any(isinstance(x, bool | np.bool_) for x in action):
+        raise _refused(action, space, "bools are not numbers here")
+    try:
+        array = None if action is None or isinstance(action, str | bytes) else np.asarray(action)
+    except ValueError:  # ragged nested sequences
+        array = None
+    if array is None or array.dtype.kind not in "iuf":
+        got = type(action).__name__ if array is None else f"dtype {array.dtype}"
+        raise _refused(action, space, f"real numbers (int or float dtype) are needed, not {got}")
+    if array.shape != space.shape:
+        raise _refused(action, space, f"shape {array.shape} instead of {space.shape}")
+    if not np.isfinite(array).all():
+        raise _refused(action, space, "NaN or infinity in it")
+    return array.astype(np.float64)
+
+
+def _refused(action: Any, space: gym.Space, why: str) -> InvalidActionError:
+    """The one-line error for an action that does not fit ``space``."""
+    if isinstance(action, np.ndarray):
+        text = np.array2string(action, separator=", ", threshold=12, max_line_width=10**6)
+        shown = f"array({text}, dtype={action.dtype})"
+    else:
+        shown = repr(action)
+    shown = " ".join(shown.split())
+    shown = shown if len(shown) <= 120 else shown[:117] + "..."
+    return InvalidActionError(f"action {shown} does not fit the action space {space}: {why}")
 
 
 def my_parity(client: CurlingClient, state: tuple[int, int, int, int] | None = None) -> int:

@@ -197,7 +197,7 @@ def _decode_one(text: str, direction: Direction) -> Message | ProtocolError:
     try:
         return cls.parse_args(rest)
     except ProtocolError as err:
-        return ProtocolError(f"{err} (message: {_show(text)})")
+        return ProtocolError(f"{err} (message: {_show(text)})", keyword=cls.KEYWORD)
 
 
 class StreamDecoder:

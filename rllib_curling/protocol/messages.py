@@ -166,7 +166,8 @@ class CenterlineViolation(ServerMessage):
 
 @dataclass(frozen=True)
 class Error(ServerMessage):
-    """``Error <text>``: the server refuses the connection (e.g. no seat free), then closes.
+    """``Error <text>``: the server refuses the connection (e.g. no seat free) and closes, or,
+    during a turn, says why a message was not taken (``BESTSHOT nan 0 0``) and waits for another.
 
     Decoding takes any message whose first word is ``Error`` (any case), with an optional ``:``.
     """

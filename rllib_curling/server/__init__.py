@@ -10,6 +10,7 @@ An asyncio shell around the sans-I/O protocol (``rllib_curling.protocol``) and t
 | ``seats``      | ``CurlingServer``: the listener, keys, seats, the lobby                |
 | ``match``      | ``Match``: the game loop of one pair of seats                          |
 | ``players``    | a remote client or a built-in bot behind one interface                 |
+| ``throttle``   | ``KeyThrottle``: per-address throttling of connection-key checks       |
 | ``connection`` | one client connection: framing, a bounded mailbox, batched writes      |
 | ``records``    | the JSONL game records                                                 |
 | ``process``    | ``ServerProcess``: a ``curling server`` child process (the env's        |
@@ -19,21 +20,22 @@ An asyncio shell around the sans-I/O protocol (``rllib_curling.protocol``) and t
 Player2 (order of arrival) and gets ``NAME PlayerN `` then ``CONNECTNAME PlayerN `` (legacy first).
 A client that sends no CONNECTKEY within ``legacy_wait`` (1 s) is seated the same way. Any key is
 accepted unless ``keys`` are configured (then a wrong or missing key gets ``Error …`` and is
-closed). The key suffix ``:0`` seats the dumb robot (level 0) against the client in debug mode (no
-turn time limit; RESETPOSITION / RESETSTATE accepted between GO and BESTSHOT; not echoed);
-``:1`` … ``:8`` seat built-in bot n (as Player2 in game 1, or Player1 with ``bot_seat=0``);
-without a suffix two clients play each other, unless ``opponent`` is set (then bot ``opponent``
-plays every client without a suffix). One pair plays at
-a time, as on the platform: a connection that finds no free seat waits up to ``SEAT_WAIT_S`` (a
-match that is ending frees its seats) and then gets ``Error …`` and is closed.
+closed; checks are throttled per address). The key suffix ``:0`` seats the dumb robot (level 0)
+against the client in debug mode (no turn time limit; RESETPOSITION / RESETSTATE accepted
+between GO and BESTSHOT; not echoed); ``:1`` … ``:8`` seat built-in bot n (as Player2 in game 1,
+or Player1 with ``bot_seat=0``); without a suffix two clients play each other, unless
+``opponent`` is set (then bot ``opponent`` plays every client without a suffix). Bot games start
+at once, side by side (up to ``max_matches``); two clients meet in the lobby, one such pair at a
+time, as on the platform: a connection that finds no free lobby seat waits up to ``SEAT_WAIT_S``
+(a match that is ending frees its seats) and then gets ``Error …`` and is closed.
 
-**Games** start by themselves: ISREADY as soon as both seats are filled, then ``games`` games
-(see ``match`` for the message order: every game looks like the first, the seats swapping who is
-Player1 and re-announced), then 5 empty messages and close; the seats become free for a new
-pair. Every server message ends with a space before its NUL (``GO \0``), which every course
-client reads. No artificial delays, except ``compat_gap`` between consecutive messages to one
-client, and ``legacy_gap`` (50 ms) for clients that send no CONNECTKEY: the 2020-era clients,
-which read one message per ``recv``.
+**Games** start by themselves: every client gets ISREADY as soon as it is seated and has
+``ready_timeout`` to answer READYOK; then ``games`` games (see ``match`` for the message order:
+every game looks like the first, the seats swapping who is Player1 and re-announced), then 5
+empty messages and close. Every server message ends with a space before its NUL (``GO \0``),
+which every course client reads. No artificial delays, except ``compat_gap`` between
+consecutive messages to one client, and ``legacy_gap`` (50 ms) for clients that send no
+CONNECTKEY: the 2020-era clients, which read one message per ``recv``.
 
 **Sweeping** without real-time physics: after MOTIONINFO the server waits for the thrower's
 ``SWEEP d`` up to ``sweep_window`` seconds (default 1 s), and goes on as soon as it arrives; a
@@ -41,8 +43,11 @@ SWEEP that arrives later is ignored. A client that does not sweep can answer ``S
 lose no time; bots never wait (their throw carries the sweep).
 
 **Robustness**: nothing a client sends raises out of the server or stalls the other seat; see
-``connection``. A turn timeout loses the stone (it counts as thrown, out of play). A
-disconnect mid-game ends the game: the other seat gets ``GAMEOVER WIN`` and the 5 empties.
+``connection``. No client can hold a seat without playing: a seat that does not answer ISREADY
+is dropped after ``ready_timeout``, a turn timeout loses the stone (it counts as thrown, out of
+play), and ``forfeit_after`` of them in a row forfeit the game. A disconnect mid-game ends the
+game: the other seat gets ``GAMEOVER WIN`` and the 5 empties. Every connection that leaves
+before its match is closed at once.
 
 Python API: ``run_server(config)`` (blocking, SIGINT/SIGTERM stop it) and
 ``start_server_thread(config) -> ServerHandle`` (``.address``, ``.stop()``). Every decision where

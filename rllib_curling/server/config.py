@@ -51,9 +51,14 @@ class ServerConfig:
     | sweep_window       | seconds to wait for SWEEP after MOTIONINFO (0 = do not wait); the     |
     |                    | wait ends as soon as the SWEEP comes (``SWEEP 0`` = no sweeping)     |
     | blank_end          | "swap" (course template) or "keep" the order after a 0-0 end          |
-    | ready_timeout      | seconds to wait for READYOK after ISREADY                             |
+    | ready_timeout      | seconds a seated client has to answer ISREADY (sent on seating) with  |
+    |                    | READYOK; then it gets ``Error …`` and is closed                      |
     | legacy_wait        | seconds to wait for CONNECTKEY before seating a legacy client         |
     | centerline_timeout | seconds to wait for CENTERLINE_CHOICE (then KEEP)                     |
+    | forfeit_after      | lost turns in a row (no BESTSHOT in time) that forfeit the game and   |
+    |                    | end the match (the seat is closed); 0 = never                        |
+    | max_matches        | matches played at once (bot games, and the one two-client match);     |
+    |                    | a client beyond that waits ``SEAT_WAIT_S``, then gets ``Error …``    |
     """
 
     host: str = "127.0.0.1"
@@ -71,9 +76,11 @@ class ServerConfig:
     bot_seat: int = 1
     sweep_window: float = 1.0
     blank_end: str = "swap"
-    ready_timeout: float = 60.0
+    ready_timeout: float = 15.0
     legacy_wait: float = 1.0
     centerline_timeout: float = 5.0
+    forfeit_after: int = 3
+    max_matches: int = 16
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "keys", tuple(str(k) for k in self.keys))
@@ -99,6 +106,12 @@ class ServerConfig:
         for name in ("compat_gap", "legacy_gap", "sweep_window", "legacy_wait"):
             if not getattr(self, name) >= 0:
                 raise ConfigError(f"{name} must be >= 0 seconds, got {getattr(self, name)!r}")
+        if not isinstance(self.forfeit_after, int) or self.forfeit_after < 0:
+            raise ConfigError(
+                f"forfeit_after must be an int >= 0 (0 = never), got {self.forfeit_after!r}"
+            )
+        if not isinstance(self.max_matches, int) or self.max_matches < 1:
+            raise ConfigError(f"max_matches must be an int >= 1, got {self.max_matches!r}")
         if any(not k or ":" in k or "\0" in k for k in self.keys):
             raise ConfigError(f"keys must be non-empty and hold no ':' or NUL, got {self.keys!r}")
 

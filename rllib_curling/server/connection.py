@@ -5,9 +5,12 @@ without NUL as one message and keeps bytes after a burst's last NUL for the next
 more bytes come within ``TAIL_FLUSH_S`` those count as a message too (so a client mixing
 NUL-framed and bare messages is not stalled). Each message is dispatched at once: a message
 whose type the match currently *accepts* (``accept``) goes into a small mailbox that
-``receive`` reads; ``NAME team`` is always taken (it updates ``team_name``); ``EXPMODE`` and
-empty messages are ignored; anything else (unknown keywords, bad arguments, BESTSHOT out of
-turn, …) is dropped and logged, rate-limited. Nothing a client sends raises, and memory is
+``receive`` reads; the first ``NAME team`` sets ``team_name`` (later ones are ignored: a seat
+cannot rename itself mid-match); ``EXPMODE`` and empty messages are ignored; anything else
+(unknown keywords, bad arguments, BESTSHOT out of turn, …) is dropped and logged, rate-limited.
+A bad message of an accepted type (``BESTSHOT nan 0 0`` during the turn) is answered with
+``Error …`` saying what was wrong, and the client may send it again (at most
+``MAX_ERROR_REPLIES`` such answers per wait). Nothing a client sends raises, and memory is
 bounded: the decoder refuses runs over 64 KiB without NUL, the mailbox holds at most
 ``MAILBOX_SIZE`` messages and the write buffer at most ``MAX_WRITE_BUFFER`` bytes (a client
 that does not read is dropped).
@@ -33,6 +36,8 @@ log = logging.getLogger("rllib_curling.server")
 MAILBOX_SIZE = 64
 MAX_WRITE_BUFFER = 1 << 20
 MAX_TEAM_NAME = 64
+#: ``Error`` answers to bad messages of an accepted type, per ``accept`` (then only logged).
+MAX_ERROR_REPLIES = 10
 #: At the end of a session, wait at most this long for the client to close its side.
 LINGER_S = 1.0
 #: An unterminated tail after the last NUL of a burst counts as a message after this much silence.
@@ -59,6 +64,8 @@ class Connection:
     ) -> None:
         self._reader, self._writer = reader, writer
         peer = writer.get_extra_info("peername")
+        #: The client's address (host only): what per-address limits count.
+        self.host = str(peer[0]) if isinstance(peer, tuple) else str(peer)
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
         sock = writer.get_extra_info("socket")
         if sock is not None:
@@ -77,6 +84,7 @@ class Connection:
         self.lost_check: Callable[[], int | None] | None = None
         self._decoder = p.StreamDecoder(p.Direction.TO_SERVER)
         self._accepting: tuple[type[p.Message], ...] = ()
+        self._error_replies = 0
         self._mailbox: deque[p.Message] = deque()
         self._waiter: asyncio.Future[None] | None = None
         self._outbox: deque[bytes] = deque()  # with a gap: messages not written yet
@@ -127,9 +135,17 @@ class Connection:
     def _dispatch(self, item: p.Message | p.ProtocolError) -> None:
         if isinstance(item, p.ProtocolError):
             self.report_bad(f"bad message ignored: {item}")
+            keyword = getattr(item, "keyword", None)
+            if keyword is not None and any(t.KEYWORD == keyword for t in self._accepting):
+                if self._error_replies < MAX_ERROR_REPLIES:
+                    self._error_replies += 1
+                    self.send(p.Error(" ".join(f"{item}; send it again".split())))
             return
         if isinstance(item, p.TeamName):
-            self.team_name = item.name[:MAX_TEAM_NAME] or self.team_name
+            if self.team_name is None:
+                self.team_name = item.name[:MAX_TEAM_NAME] or None
+            elif item.name[:MAX_TEAM_NAME] != self.team_name:
+                log.info("%r: NAME %r ignored (keeps %r)", self, item.name[:40], self.team_name)
         if self._accepting and isinstance(item, self._accepting):
             if len(self._mailbox) >= MAILBOX_SIZE:
                 self.report_bad(f"mailbox full, dropped {item.KEYWORD}")
@@ -152,6 +168,7 @@ class Connection:
         """From now on put messages of these types in the mailbox (cleared); others are dropped."""
         self._accepting = types
         self._mailbox.clear()
+        self._error_replies = 0
 
     async def receive(self, timeout: float | None) -> p.Message | None:
         """The next accepted message, or None after ``timeout`` seconds (None = no limit).

@@ -1,8 +1,9 @@
 """The game loop of one match (a pair of seats playing ``games`` games on the same connections).
 
-Message order (protocol.md "One game"): ``ISREADY`` once per match, then for each game
-``NEWGAME``; before each stone ``POSITION``, ``SETSTATE`` to both and ``GO`` to the thrower;
-``MOTIONINFO`` to a remote thrower when its stone crosses mid-sheet; after stone 15 ``POSITION``,
+Message order (protocol.md "One game"): the seats arrive ready (``ISREADY``/``READYOK`` when
+they were seated, see ``seats``), then for each game ``NEWGAME``; before each stone
+``POSITION``, ``SETSTATE`` to both and ``GO`` to the thrower; ``MOTIONINFO`` to a remote
+thrower when its stone crosses mid-sheet; after stone 15 ``POSITION``,
 ``SCORE`` (each seat its own view), ``SETSTATE 16 …``; after the last end ``TOTALSCORE`` and
 ``GAMEOVER`` (each seat its own view). After the last game both seats get the 5 empty messages
 and are closed.
@@ -18,8 +19,11 @@ seed for the bots' generator, then one ``shot_seed`` per stone; physics runs wit
 ``default_rng(shot_seed)`` (twice with the same seed when it must stop at mid-sheet to wait for
 a SWEEP: the path up to mid-sheet is the same).
 
-A lost turn (no BESTSHOT within the turn timeout) counts as a stone thrown out of play. A seat
-that disconnects ends the game: the other seat gets ``GAMEOVER WIN``, then the 5 empty messages.
+A lost turn (no BESTSHOT within the turn timeout) counts as a stone thrown out of play;
+``forfeit_after`` lost turns in a row by one seat forfeit the game and end the match: that seat
+gets ``GAMEOVER LOSE`` and ``Error …``, the other ``GAMEOVER WIN``, then both the 5 empty messages.
+A seat that disconnects ends the game the same way (the other seat gets ``GAMEOVER WIN``).
+When both seats send the same team name, the records add the seat (``"name (Player2)"``).
 """
 
 from __future__ import annotations
@@ -48,6 +52,14 @@ _SEED_BOUND = 2**63
 def load_physics() -> ModuleType:
     """The physics module (imported on first use: it compiles numba kernels)."""
     return importlib.import_module("rllib_curling.physics")
+
+
+class Forfeit(Exception):
+    """A seat lost ``forfeit_after`` turns in a row."""
+
+    def __init__(self, seat: int, turns: int) -> None:
+        super().__init__(f"Player{seat + 1} forfeited: no BESTSHOT in {turns} turns in a row")
+        self.seat = seat
 
 
 class Match:
@@ -106,22 +118,11 @@ class Match:
             await self._close_all()
 
     async def _ready(self) -> bool:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.config.ready_timeout
-        for player in self.remotes:
-            player.conn.accept(p.ReadyOk)
-            player.send(p.IsReady())
+        """Remote seats come ready (``players.ready_client`` when seated); bots build tables."""
         try:
-            for player in self.players:
-                if not await player.ready(deadline):
-                    log.warning(
-                        "match %d: Player%d sent no READYOK within %.0f s",
-                        self.match_index, player.seat + 1, self.config.ready_timeout,
-                    )  # fmt: skip
-                    return False
+            return all([await player.ready() for player in self.players])
         except SeatLost:
             return False
-        return True
 
     async def _close_all(self) -> None:
         for player in self.remotes:
@@ -158,6 +159,14 @@ class Match:
             seat = self.lost if self.lost is not None else lost.seat
             self._abandon(seat)
             self._record_game(game_id, state, "disconnect", lost_seat=seat)
+            return False
+        except Forfeit as forfeit:
+            log.warning("game %s: %s", game_id, forfeit)
+            self._abandon(forfeit.seat)
+            loser = self.players[forfeit.seat]
+            loser.send(p.GameOver("LOSE"))
+            loser.send(p.Error(str(forfeit)))
+            self._record_game(game_id, state, "forfeit", lost_seat=forfeit.seat)
             return False
         except asyncio.CancelledError:
             self._record_game(game_id, state, "stopped")
@@ -226,6 +235,9 @@ class Match:
         else:
             timeout = None if thrower.debug else self.config.turn_timeout
             state, sent = await thrower.choose(state, timeout, resets)
+            limit = self.config.forfeit_after
+            if sent is None and limit and thrower.missed_turns >= limit:
+                raise Forfeit(thrower.seat, thrower.missed_turns)
         if self.recorder.enabled:
             for reset in resets:
                 self._record_reset(reset, state, game_id)
@@ -281,7 +293,10 @@ class Match:
     # -- records -------------------------------------------------------------------------------
 
     def _names(self) -> list[str]:
-        return [pl.name for pl in self.players]
+        names = [pl.name for pl in self.players]
+        if names[0] == names[1]:  # one team's name for both seats: say which is which
+            names = [f"{name} (Player{seat + 1})" for seat, name in enumerate(names)]
+        return names
 
     def _game_start_record(self, game_id: str, game: int, state: GameState) -> dict[str, Any]:
         return {

@@ -1,7 +1,7 @@
 """The two kinds of seat a match plays with: a remote client (``RemotePlayer``) and a built-in
 bot answering in-process (``BotPlayer``). The match (``server_match``) talks to both alike.
 
-- ``ready(deadline)``: remote: wait for READYOK (the match sent ISREADY); bot: at once.
+- ``ready()``: bot: build its tables (remote clients are readied when seated: ``ready_client``).
 - ``choose(state, …)``: remote: GO, then BESTSHOT (debug mode: RESET* meanwhile);
   bot: ``bot.choose`` (the search bots, levels 5-8, in a worker thread).
 - ``sweep(mid, window)``: remote only: MOTIONINFO, then SWEEP within the window.
@@ -42,6 +42,8 @@ class RemotePlayer:
 
     def __init__(self, conn: Connection, seat: int, *, debug: bool = False) -> None:
         self.conn, self.seat, self.debug = conn, seat, debug
+        #: Turns lost in a row (no BESTSHOT in time); the match forfeits the game at a limit.
+        self.missed_turns = 0
 
     @property
     def name(self) -> str:
@@ -63,15 +65,8 @@ class RemotePlayer:
     def send_bytes(self, data: bytes) -> None:
         self.conn.send_bytes(data)
 
-    async def ready(self, deadline: float) -> bool:
-        """Wait for READYOK (then briefly for the team name); False when ``deadline`` passes."""
-        loop = asyncio.get_running_loop()
-        if await self.conn.receive(max(0.0, deadline - loop.time())) is None:
-            return False
-        if self.conn.team_name is None:
-            self.conn.accept(p.TeamName)
-            await self.conn.receive(NAME_GRACE_S)
-        self.conn.accept()
+    async def ready(self) -> bool:
+        """Already readied when seated (``ready_client``)."""
         return True
 
     async def choose(
@@ -92,11 +87,14 @@ class RemotePlayer:
                 remaining = None if deadline is None else max(0.0, deadline - loop.time())
                 msg = await self.conn.receive(remaining)
                 if msg is None:
+                    self.missed_turns += 1
                     log.warning(
-                        "%r: no BESTSHOT within %.1f s; the stone is lost", self.conn, timeout
-                    )
+                        "%r: no BESTSHOT within %.1f s; the stone is lost (%d in a row)",
+                        self.conn, timeout, self.missed_turns,
+                    )  # fmt: skip
                     return state, None
                 if isinstance(msg, p.BestShot):
+                    self.missed_turns = 0
                     return _clear_unthrown(state) if resets else state, (msg.v, msg.h, msg.w)
                 state = self._apply_reset(state, msg, resets)
         finally:
@@ -155,6 +153,22 @@ class RemotePlayer:
         await self.conn.close(empties=empties)
 
 
+async def ready_client(conn: Connection, timeout: float) -> bool:
+    """Send ISREADY and wait up to ``timeout`` s for READYOK (then briefly for the ``NAME team``
+    that usually follows); False on timeout. Raises ``SeatLost`` if the client leaves."""
+    conn.accept(p.ReadyOk)
+    conn.send(p.IsReady())
+    try:
+        if await conn.receive(timeout) is None:
+            return False
+        if conn.team_name is None:
+            conn.accept(p.TeamName)
+            await conn.receive(NAME_GRACE_S)
+    finally:
+        conn.accept()
+    return True
+
+
 def _clear_unthrown(state: GameState) -> GameState:
     """After debug resets: stones in rows not thrown yet (``>= shot``) leave the sheet."""
     position = np.array(state.position)
@@ -194,7 +208,7 @@ class BotPlayer:
     def send_bytes(self, data: bytes) -> None:
         """Bots read the game state directly; messages to them are dropped."""
 
-    async def ready(self, deadline: float) -> bool:
+    async def ready(self) -> bool:
         """Build the bots' aiming tables (about 1 s, once per process) in a worker thread, so
         that the first throw does not stall the event loop."""
         await asyncio.to_thread(_warm_up_bots)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -105,7 +106,8 @@ class ServerProcess:
         )
 
     def stop(self, timeout: float = 5.0) -> None:
-        """Stop the server (terminate, then kill) and reap it. Safe to call twice."""
+        """Stop the server (terminate, then kill) and reap it; a stopped (SIGSTOP) server is
+        continued so that it acts on the SIGTERM at once. Safe to call twice."""
         proc = self._proc
         if proc.poll() is None:
             for pipe in (proc.stdin,):
@@ -114,6 +116,11 @@ class ServerProcess:
                 except OSError:
                     pass
             proc.terminate()
+            if hasattr(signal, "SIGCONT"):  # POSIX
+                try:
+                    os.kill(proc.pid, signal.SIGCONT)
+                except ProcessLookupError:
+                    pass
             try:
                 proc.wait(timeout)
             except subprocess.TimeoutExpired:
@@ -127,7 +134,8 @@ class ServerProcess:
         _LIVE.discard(self)
 
     def kill(self) -> None:
-        """Kill abruptly (tests use it to simulate a crash)."""
+        """Kill abruptly (SIGKILL, which also ends a stopped process) and reap it: the env
+        kills a hung server so, and tests simulate a crash."""
         self._proc.kill()
         self._proc.wait()
 

@@ -20,7 +20,11 @@ replay reproduces them bit for bit.
 |              | end_score [p1, p2] or null, scores [p1, p2] (totals so far)                     |
 | ``game``     | game_id, players, end_scores [[p1, p2], …], totals [p1, p2], results            |
 |              | [result of Player1, of Player2] (WIN/LOSE/DRAW), reason (finished, disconnect,  |
-|              | stopped, error), lost_seat (disconnect), shots (stones thrown in the game)      |
+|              | forfeit, stopped, error), lost_seat (disconnect, forfeit), shots (stones thrown |
+|              | in the game)                                                                    |
+
+Every line is handed to the operating system as soon as it is written (line-buffered; no fsync):
+a server killed with ``kill -9`` loses at most the shot in flight.
 
 **Replay**: ``physics.simulate(before, shot, throw, np.random.default_rng(shot_seed))`` followed by
 ``Game.settle`` gives ``position`` again (``replay_shot``); with a centre-line choice of RESET, the
@@ -46,9 +50,9 @@ RECORD_VERSION = 1
 class GameRecorder:
     """Appends record lines to one JSONL file; does nothing when ``log_dir`` is None.
 
-    The file is opened on the first line; lines are flushed at the end of each game and by
-    ``close``. Write errors are logged once and further records are dropped (never raised into a
-    game in progress).
+    The file is opened on the first line and line-buffered: each record reaches the operating
+    system when it is written. Write errors are logged once and further records are dropped
+    (never raised into a game in progress).
     """
 
     def __init__(self, log_dir: str | Path | None) -> None:
@@ -71,7 +75,7 @@ class GameRecorder:
             if self._file is None:
                 assert self.path is not None
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
+                self._file = open(self.path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115
             self._file.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
         except (OSError, TypeError, ValueError) as exc:
             self._failed = True

@@ -1,9 +1,20 @@
 """The listener and the seats of the curling server (``CurlingServer``); see ``server``.
 
-One pair plays at a time. A new connection has ``legacy_wait`` seconds to send CONNECTKEY (else
-it is seated as a legacy client); its key decides: ``:0`` … ``:8`` (or ``opponent``) seat a bot
-against it at once, without a suffix it waits in the lobby for a second client. When no seat is
-free it waits up to ``SEAT_WAIT_S`` for the running match to end, then gets ``Error …``.
+A new connection has ``legacy_wait`` seconds to send CONNECTKEY (else it is seated as a legacy
+client). With ``keys`` configured its key is checked through a per-address ``KeyThrottle``. The
+key decides where it goes:
+
+- ``:0`` … ``:8`` (or the server's ``opponent``): a match against that built-in bot, at once,
+  whatever else the server is doing (up to ``max_matches`` matches at a time);
+- no suffix: the **lobby**, two seats for two clients who play each other; one such match at a
+  time, as on the platform (a connection that finds no free lobby seat waits up to
+  ``SEAT_WAIT_S`` for one, then gets ``Error …``).
+
+Every seated client is readied at once: seat announced (NAME, CONNECTNAME), ``ISREADY``, and it
+has ``ready_timeout`` seconds to answer ``READYOK`` (then ``Error …`` and close). A lobby pair
+starts when both seats are ready, so a silent or slow connection holds a seat for at most
+``legacy_wait + ready_timeout`` and never locks anyone else out. Every path that does not hand
+a connection to a match closes it (no half-open sockets are left behind).
 """
 
 from __future__ import annotations
@@ -21,12 +32,13 @@ from rllib_curling.errors import ServerStartError
 from rllib_curling.server.config import ServerConfig
 from rllib_curling.server.connection import Connection, SeatLost
 from rllib_curling.server.match import Match
-from rllib_curling.server.players import BotPlayer, Player, RemotePlayer
+from rllib_curling.server.players import BotPlayer, Player, RemotePlayer, ready_client
 from rllib_curling.server.records import RECORD_VERSION, GameRecorder
+from rllib_curling.server.throttle import KeyThrottle
 
 log = logging.getLogger("rllib_curling.server")
 
-#: A connection that finds both seats taken waits this long for them to free, then is refused.
+#: A connection that finds no free seat waits this long for one, then is refused.
 SEAT_WAIT_S = 3.0
 
 
@@ -40,11 +52,13 @@ class CurlingServer:
         self.address: tuple[str, int] | None = None
         self.matches_started = 0
         self._server: asyncio.base_events.Server | None = None
-        self._lobby: dict[int, Connection] = {}
-        self._match: Match | None = None
-        self._match_task: asyncio.Task[None] | None = None
+        self._lobby: dict[int, Connection] = {}  # seat -> a client waiting for its partner
+        self._lobby_ready: dict[Connection, asyncio.Future[bool]] = {}  # ready; True: paired
+        self._pair_match: Match | None = None  # the two-client match (one at a time)
+        self._matches: dict[Match, asyncio.Task[None]] = {}
         self._seats_freed = asyncio.Event()
         self._handlers: set[asyncio.Task[None]] = set()
+        self._keys = KeyThrottle()
 
     async def start(self) -> tuple[str, int]:
         """Bind and listen; raises ``ServerStartError`` (e.g. port in use)."""
@@ -70,14 +84,13 @@ class CurlingServer:
         return self.address
 
     async def stop(self) -> None:
-        """Stop listening, end the running match (its seats get the 5 empties), close all."""
+        """Stop listening, end the running matches (their seats get the 5 empties), close all."""
         if self._server is not None:
             self._server.close()
-        if self._match_task is not None and not self._match_task.done():
-            self._match_task.cancel()
-            await asyncio.gather(self._match_task, return_exceptions=True)
-        for conn in list(self._lobby.values()):
-            await conn.close(empties=True)
+        tasks = list(self._matches.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
         for task in list(self._handlers):
             task.cancel()
         await asyncio.gather(*self._handlers, return_exceptions=True)
@@ -90,6 +103,7 @@ class CurlingServer:
         assert task is not None
         self._handlers.add(task)
         conn = Connection(reader, writer, gap=self.config.compat_gap)
+        handed_over = False
         try:
             conn.start()
             log.info("%r connected", conn)
@@ -99,55 +113,59 @@ class CurlingServer:
             key = msg.key if isinstance(msg, p.ConnectKey) else None
             if key is None:  # a 2020-era client: it reads one message per recv
                 conn.gap = max(conn.gap, self.config.legacy_gap)
-            await self._seat(conn, key)
+            handed_over = await self._seat(conn, key)
         except SeatLost:
-            log.info("%r left before it was seated", conn)
-            await conn.close(empties=False)
-        except asyncio.CancelledError:
-            await conn.close(empties=False)
-            raise
+            log.info("%r left before its match", conn)
+        except asyncio.CancelledError:  # the server stops: a seated client gets the 5 empties.
+            # Not re-raised: asyncio (3.11) reports a cancelled connection handler as an error.
+            await conn.close(empties=conn.seat is not None)
         except Exception:  # a handler must never take the server down
             log.exception("%r: error while seating", conn)
-            await conn.close(empties=False)
         finally:
             self._handlers.discard(task)
+            if not handed_over:
+                await conn.close(empties=False)
 
-    async def _seat(self, conn: Connection, key: str | None) -> None:
+    async def _seat(self, conn: Connection, key: str | None) -> bool:
+        """Seat ``conn``; True once a match owns it (else the caller closes it)."""
         base, level = p.split_key(key) if key is not None else (None, None)
-        if self.config.keys and base not in self.config.keys:
-            what = "no CONNECTKEY" if key is None else "wrong key"
-            await self._refuse(conn, f"{what}; this server needs its connection key")
-            return
+        if self.config.keys:
+            ok = await self._keys.check(conn.host, base in self.config.keys)
+            if ok is None:
+                await self._refuse(conn, "too many connection attempts; try again later")
+                return False
+            if not ok:
+                what = "no CONNECTKEY" if key is None else "wrong key"
+                await self._refuse(conn, f"{what}; this server needs its connection key")
+                return False
         if level is not None and not is_level(level):
             await self._refuse(
                 conn, f"no built-in AI {level}; allowed suffixes :{LEVELS[0]} .. :{LEVELS[-1]}"
             )
-            return
+            return False
         if level is None:
             level = self.config.opponent
-        if not await self._wait_for_seat(level is not None):
-            await self._refuse(conn, "no free seat: a match is in progress on this server")
-            return
-        if conn.closed:
-            return
         if level is not None:
-            self._seat_against_bot(conn, level)
-        else:
-            self._seat_in_lobby(conn)
+            return await self._seat_against_bot(conn, level)
+        return await self._seat_in_lobby(conn)
 
-    async def _wait_for_seat(self, needs_both: bool) -> bool:
+    async def _wait_until(self, conn: Connection, free: Callable[[], bool]) -> bool:
+        """Wait up to ``SEAT_WAIT_S`` until ``free()``; False on timeout or when ``conn`` left."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + SEAT_WAIT_S
-        while self._match is not None or len(self._lobby) >= (1 if needs_both else 2):
+        while not free():
             remaining = deadline - loop.time()
-            if remaining <= 0:
+            if remaining <= 0 or conn.closed:
                 return False
             self._seats_freed.clear()
             try:
-                await asyncio.wait_for(self._seats_freed.wait(), remaining)
+                await asyncio.wait_for(self._seats_freed.wait(), min(remaining, 0.5))
             except TimeoutError:
-                return False
-        return True
+                pass
+        return not conn.closed
+
+    def _room_for_a_match(self) -> bool:
+        return len(self._matches) < self.config.max_matches
 
     async def _refuse(self, conn: Connection, why: str) -> None:
         log.warning("%r refused: %s", conn, why)
@@ -159,39 +177,79 @@ class CurlingServer:
         conn.send(p.ConnectName(seat))
         log.info("%r seated", conn)
 
-    def _seat_against_bot(self, conn: Connection, level: int) -> None:
+    async def _ready(self, conn: Connection) -> bool:
+        """ISREADY and the READYOK within ``ready_timeout``; refuses the client without one."""
+        if await ready_client(conn, self.config.ready_timeout):
+            return True
+        await self._refuse(conn, f"no READYOK within {self.config.ready_timeout:g} s of ISREADY")
+        return False
+
+    async def _seat_against_bot(self, conn: Connection, level: int) -> bool:
+        if not await self._wait_until(conn, self._room_for_a_match):
+            await self._refuse(
+                conn, f"server busy: {len(self._matches)} matches in progress; try again later"
+            )
+            return False
         bot_seat = self.config.bot_seat
         try:
             bot = BotPlayer(level, seat=bot_seat)
         except Exception as exc:
             log.exception("cannot create built-in AI %d", level)
-            asyncio.get_running_loop().create_task(
-                self._refuse(conn, f"built-in AI {level} is not available ({exc})")
-            )
-            return
+            await self._refuse(conn, f"built-in AI {level} is not available ({exc})")
+            return False
         self._announce_seat(conn, 1 - bot_seat)
+        if not await self._ready(conn):
+            return False
         remote = RemotePlayer(conn, 1 - bot_seat, debug=level == 0)
-        self._start_match([bot, remote] if bot_seat == 0 else [remote, bot])
+        return self._start_match([bot, remote] if bot_seat == 0 else [remote, bot])
 
-    def _seat_in_lobby(self, conn: Connection) -> None:
+    def _lobby_open(self) -> bool:
+        return self._pair_match is None and len(self._lobby) < 2 and self._room_for_a_match()
+
+    async def _seat_in_lobby(self, conn: Connection) -> bool:
+        if not await self._wait_until(conn, self._lobby_open):
+            await self._refuse(conn, "no free seat: a match is in progress on this server")
+            return False
         seat = 0 if 0 not in self._lobby else 1
         self._lobby[seat] = conn
-        conn.on_close = self._lobby_leaver(seat, conn)
-        self._announce_seat(conn, seat)
-        if len(self._lobby) == 2:
-            conns, self._lobby = self._lobby, {}
-            self._start_match([RemotePlayer(conns[0], 0), RemotePlayer(conns[1], 1)])
-
-    def _lobby_leaver(self, seat: int, conn: Connection) -> Callable[[], None]:
-        def leave() -> None:
-            if self._lobby.get(seat) is conn:
-                del self._lobby[seat]
-                log.info("%r left before its match", conn)
+        paired = False
+        try:
+            self._announce_seat(conn, seat)
+            if not await self._ready(conn):
+                return False
+            partner: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+            self._lobby_ready[conn] = partner
+            conn.on_close = lambda: partner.done() or partner.set_result(False)
+            self._pair_if_ready()
+            paired = await partner  # True once a match took both seats
+            return paired
+        finally:
+            if not paired:
+                if self._lobby.get(seat) is conn:
+                    del self._lobby[seat]
+                self._lobby_ready.pop(conn, None)
                 self._seats_freed.set()
 
-        return leave
+    def _pair_if_ready(self) -> None:
+        """Start the two-client match once both lobby seats are ready."""
+        conns = [self._lobby.get(0), self._lobby.get(1)]
+        if any(c is None or c not in self._lobby_ready or c.closed for c in conns):
+            return
+        if not self._room_for_a_match():
+            return  # the seats wait; a match that ends frees room (``_run_match``)
+        a, b = conns
+        assert a is not None and b is not None
+        futures = [self._lobby_ready.pop(a), self._lobby_ready.pop(b)]
+        self._lobby = {}
+        a.on_close = b.on_close = None
+        started = self._start_match([RemotePlayer(a, 0), RemotePlayer(b, 1)], pair=True)
+        for future in futures:
+            if not future.done():
+                future.set_result(started)
 
-    def _start_match(self, players: list[Player]) -> None:
+    def _start_match(self, players: list[Player], *, pair: bool = False) -> bool:
+        """Create and run a match; False (its clients are then closed by their handlers) when
+        it cannot be created."""
         try:
             match = Match(
                 players,
@@ -203,13 +261,12 @@ class CurlingServer:
             )
         except Exception:
             log.exception("cannot start a match")
-            for player in players:
-                if isinstance(player, RemotePlayer):
-                    asyncio.get_running_loop().create_task(player.close())
-            return
+            return False
         self.matches_started += 1
-        self._match = match
-        self._match_task = asyncio.get_running_loop().create_task(self._run_match(match))
+        if pair:
+            self._pair_match = match
+        self._matches[match] = asyncio.get_running_loop().create_task(self._run_match(match))
+        return True
 
     async def _run_match(self, match: Match) -> None:
         try:
@@ -219,6 +276,8 @@ class CurlingServer:
         except Exception:
             log.exception("match %d failed", match.match_index)
         finally:
-            if self._match is match:
-                self._match = None
+            self._matches.pop(match, None)
+            if self._pair_match is match:
+                self._pair_match = None
             self._seats_freed.set()
+            self._pair_if_ready()

@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 DESCRIPTION = """\
 Headless digital-curling (数字冰壶) server speaking the course platform's TCP protocol. Clients
 connect with CONNECTKEY:<key> (suffix :0 = debug mode against the dumb robot, :1 .. :8 = built-in
-AI n; no suffix = two clients play each other). Games start as soon as both seats are filled.
+AI n; no suffix = two clients play each other). Games start as soon as both seats are filled
+and ready. Bot games run side by side (up to --max-matches), whatever the two-client seats do.
 """
 
 
@@ -114,6 +115,26 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="throwing order after a 0-0 end: swap (course template) or keep (default: swap)",
     )
     p.add_argument(
+        "--ready-timeout",
+        type=float,
+        default=15.0,
+        help="seconds a seated client has to answer ISREADY (default: %(default)s)",
+    )
+    p.add_argument(
+        "--forfeit-after",
+        type=int,
+        default=3,
+        help="lost turns in a row that forfeit the game and end the match; 0 = never "
+        "(default: %(default)s)",
+    )
+    p.add_argument(
+        "--max-matches",
+        type=int,
+        default=16,
+        help="matches played at once: bot games, and one game between two clients "
+        "(default: %(default)s)",
+    )
+    p.add_argument(
         "--announce",
         action="store_true",
         help="print 'LISTENING <host> <port>' on stdout once accepting connections",
@@ -150,6 +171,9 @@ def build_config(args: argparse.Namespace) -> ServerConfig:
         bot_seat=0 if args.bot_first else 1,
         sweep_window=args.sweep_window_ms / 1000.0,
         blank_end=args.blank_end,
+        ready_timeout=args.ready_timeout,
+        forfeit_after=args.forfeit_after,
+        max_matches=args.max_matches,
     )
 
 
