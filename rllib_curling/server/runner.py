@@ -47,13 +47,14 @@ def warm_up_physics() -> None:
 async def serve(
     config: ServerConfig,
     *,
-    on_listening: Callable[[tuple[str, int]], None] | None = None,
+    on_listening: Callable[[list[tuple[str, int]]], None] | None = None,
     stop_event: asyncio.Event | None = None,
     warm_up: bool = True,
 ) -> None:
-    """Run a server until ``stop_event`` is set (or forever); raises ``ServerStartError``."""
+    """Run a server until ``stop_event`` is set (or forever); raises ``ServerStartError``.
+    ``on_listening`` gets the ``(host, port)`` of every room once the server accepts."""
     server = CurlingServer(config)
-    address = await server.start()  # bind first: a port in use fails at once
+    addresses = await server.start()  # bind first: a port in use fails at once
     try:
         if warm_up:
             await asyncio.to_thread(warm_up_physics)
@@ -61,7 +62,7 @@ async def serve(
         await server.stop()
         raise
     if on_listening is not None:
-        on_listening(address)
+        on_listening(addresses)
     try:
         await (stop_event.wait() if stop_event is not None else asyncio.Event().wait())
     finally:
@@ -73,12 +74,13 @@ def run_server(
     *,
     announce: bool = False,
     exit_with_parent: bool = False,
-    on_listening: Callable[[tuple[str, int]], None] | None = None,
+    on_listening: Callable[[list[tuple[str, int]]], None] | None = None,
 ) -> int:
     """Run a server in this thread until SIGINT/SIGTERM (or stdin EOF with ``exit_with_parent``).
 
-    ``announce`` prints ``LISTENING <host> <port>`` to stdout once accepting; ``on_listening``
-    is called then with ``(host, port)``. Returns 0; raises ``ServerStartError``.
+    ``announce`` prints ``LISTENING <host> <port> [<port> ...]`` (every room's port) to stdout
+    once accepting; ``on_listening`` is called then with the rooms' ``(host, port)``. Returns 0;
+    raises ``ServerStartError``.
     """
 
     async def main() -> None:
@@ -92,11 +94,12 @@ def run_server(
         if exit_with_parent:
             _watch_stdin(loop, stop)
 
-        def listening(address: tuple[str, int]) -> None:
+        def listening(addresses: list[tuple[str, int]]) -> None:
             if announce:
-                print(f"LISTENING {address[0]} {address[1]}", flush=True)
+                ports = " ".join(str(port) for _, port in addresses)
+                print(f"LISTENING {addresses[0][0]} {ports}", flush=True)
             if on_listening is not None:
-                on_listening(address)
+                on_listening(addresses)
 
         await serve(config, on_listening=listening, stop_event=stop)
 
@@ -133,11 +136,13 @@ def _watch_stdin(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> None:
 
 
 class ServerHandle:
-    """A server running in a background thread: ``address`` (host, port) and ``stop()``."""
+    """A server running in a background thread: ``address`` (host, port), ``addresses`` (of
+    every room) and ``stop()``."""
 
     def __init__(self, config: ServerConfig, *, warm_up: bool = True) -> None:
         self.config = config
         self.address: tuple[str, int] | None = None
+        self.addresses: list[tuple[str, int]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
         self._error: BaseException | None = None
@@ -156,8 +161,8 @@ class ServerHandle:
             self._loop = asyncio.get_running_loop()
             self._stop = asyncio.Event()
 
-            def listening(address: tuple[str, int]) -> None:
-                self.address = address
+            def listening(addresses: list[tuple[str, int]]) -> None:
+                self.address, self.addresses = addresses[0], addresses
                 self._ready.set()
 
             await serve(self.config, on_listening=listening, stop_event=self._stop, warm_up=warm_up)
