@@ -41,6 +41,8 @@ def ray_session() -> Iterator[None]:
 
     ServerProcess(ServerOptions()).stop()  # the engine's compiled code is cached first
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    # Again: an earlier test module's ray.shutdown() emptied Ray's registry.
+    rllib_curling.rl.registration.register()
     try:
         yield
     finally:
