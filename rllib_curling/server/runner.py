@@ -50,8 +50,11 @@ async def serve(
     on_listening: Callable[[tuple[str, int]], None] | None = None,
     stop_event: asyncio.Event | None = None,
     warm_up: bool = True,
+    on_web: Callable[[str], None] | None = None,
 ) -> None:
-    """Run a server until ``stop_event`` is set (or forever); raises ``ServerStartError``."""
+    """Run a server until ``stop_event`` is set (or forever); raises ``ServerStartError``.
+
+    ``on_web(url)`` is called after ``on_listening`` when the server serves the page."""
     server = CurlingServer(config)
     address = await server.start()  # bind first: a port in use fails at once
     try:
@@ -62,6 +65,8 @@ async def serve(
         raise
     if on_listening is not None:
         on_listening(address)
+    if on_web is not None and server.web is not None:
+        on_web(server.web.url)
     try:
         await (stop_event.wait() if stop_event is not None else asyncio.Event().wait())
     finally:
@@ -74,11 +79,13 @@ def run_server(
     announce: bool = False,
     exit_with_parent: bool = False,
     on_listening: Callable[[tuple[str, int]], None] | None = None,
+    on_web: Callable[[str], None] | None = None,
 ) -> int:
     """Run a server in this thread until SIGINT/SIGTERM (or stdin EOF with ``exit_with_parent``).
 
-    ``announce`` prints ``LISTENING <host> <port>`` to stdout once accepting; ``on_listening``
-    is called then with ``(host, port)``. Returns 0; raises ``ServerStartError``.
+    ``announce`` prints ``LISTENING <host> <port>`` to stdout once accepting, then ``WEB <url>``
+    when it serves the page; ``on_listening`` is called then with ``(host, port)`` and
+    ``on_web`` with the page's URL. Returns 0; raises ``ServerStartError``.
     """
 
     async def main() -> None:
@@ -98,7 +105,13 @@ def run_server(
             if on_listening is not None:
                 on_listening(address)
 
-        await serve(config, on_listening=listening, stop_event=stop)
+        def web(url: str) -> None:
+            if announce:
+                print(f"WEB {url}", flush=True)
+            if on_web is not None:
+                on_web(url)
+
+        await serve(config, on_listening=listening, stop_event=stop, on_web=web)
 
     _run(main())
     return 0
@@ -133,11 +146,13 @@ def _watch_stdin(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> None:
 
 
 class ServerHandle:
-    """A server running in a background thread: ``address`` (host, port) and ``stop()``."""
+    """A server running in a background thread: ``address`` (host, port), ``web_url`` (the
+    page's URL with ``http_port``, else None) and ``stop()``."""
 
     def __init__(self, config: ServerConfig, *, warm_up: bool = True) -> None:
         self.config = config
         self.address: tuple[str, int] | None = None
+        self.web_url: str | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
         self._error: BaseException | None = None
@@ -158,9 +173,17 @@ class ServerHandle:
 
             def listening(address: tuple[str, int]) -> None:
                 self.address = address
+                if self.config.http_port is None:
+                    self._ready.set()
+
+            def web(url: str) -> None:
+                self.web_url = url
                 self._ready.set()
 
-            await serve(self.config, on_listening=listening, stop_event=self._stop, warm_up=warm_up)
+            await serve(
+                self.config, on_listening=listening, stop_event=self._stop, warm_up=warm_up,
+                on_web=web,
+            )  # fmt: skip
 
         try:
             asyncio.run(main())

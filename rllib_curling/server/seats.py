@@ -35,6 +35,7 @@ from rllib_curling.server.match import Match
 from rllib_curling.server.players import BotPlayer, Player, RemotePlayer, ready_client
 from rllib_curling.server.records import RECORD_VERSION, GameRecorder
 from rllib_curling.server.throttle import KeyThrottle
+from rllib_curling.server.web import TeeRecorder, WatchHub, WebServer
 
 log = logging.getLogger("rllib_curling.server")
 
@@ -59,6 +60,9 @@ class CurlingServer:
         self._seats_freed = asyncio.Event()
         self._handlers: set[asyncio.Task[None]] = set()
         self._keys = KeyThrottle()
+        #: The page (``--http-port``): every match also writes its records to the hub.
+        self.hub = WatchHub(blank_end=config.blank_end) if config.http_port is not None else None
+        self.web: WebServer | None = None
 
     async def start(self) -> tuple[str, int]:
         """Bind and listen; raises ``ServerStartError`` (e.g. port in use)."""
@@ -73,6 +77,13 @@ class CurlingServer:
             ) from None
         sockname = self._server.sockets[0].getsockname()
         self.address = (str(sockname[0]), int(sockname[1]))
+        if self.hub is not None:
+            self.web = WebServer(self.hub, host, self.config.http_port or 0)
+            try:
+                await self.web.start()
+            except ServerStartError:
+                self._server.close()
+                raise
         self.recorder.write(
             {
                 "type": "run", "version": RECORD_VERSION, "run_id": self.recorder.run_id,
@@ -94,6 +105,8 @@ class CurlingServer:
         for task in list(self._handlers):
             task.cancel()
         await asyncio.gather(*self._handlers, return_exceptions=True)
+        if self.web is not None:
+            await self.web.stop()
         self.recorder.close()
 
     # -- connections and seats -----------------------------------------------------------------
@@ -254,7 +267,7 @@ class CurlingServer:
             match = Match(
                 players,
                 config=self.config,
-                recorder=self.recorder,
+                recorder=self.recorder if self.hub is None else TeeRecorder(self.recorder, self.hub),
                 match_index=self.matches_started,
                 seed=self.seed,
                 game_id_prefix=f"{self.recorder.run_id}-",
