@@ -11,7 +11,7 @@ from rllib_curling.cli import dispatch
 #: Subcommand modules under rllib_curling.cli.commands, in the order ``curling --help`` lists them.
 COMMANDS = (
     "simulate", "calibrate", "server", "match", "ladder", "play", "replay", "plot", "bench",
-)
+)  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -263,11 +263,12 @@ class CurlingServer:
     def _start_match(self, players: list[Player], *, pair: bool = False) -> bool:
         """Create and run a match; False (its clients are then closed by their handlers) when
         it cannot be created."""
+        recorder = self.recorder if self.hub is None else TeeRecorder(self.recorder, self.hub)
         try:
             match = Match(
                 players,
                 config=self.config,
-                recorder=self.recorder if self.hub is None else TeeRecorder(self.recorder, self.hub),
+                recorder=recorder,
                 match_index=self.matches_started,
                 seed=self.seed,
                 game_id_prefix=f"{self.recorder.run_id}-",

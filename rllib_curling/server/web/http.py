@@ -32,7 +32,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from rllib_curling.errors import ServerStartError
 from rllib_curling.server.web.events import sheet_geometry, shot_frames
-from rllib_curling.server.web.hub import WatchHub, Watcher
+from rllib_curling.server.web.hub import Watcher, WatchHub
 
 log = logging.getLogger("rllib_curling.server.web")
 
@@ -48,8 +48,10 @@ CONTENT_TYPES = {
     ".png": "image/png",
     ".svg": "image/svg+xml",
 }
-_REASONS = {200: "OK", 204: "No Content", 400: "Bad Request", 404: "Not Found",
-            405: "Method Not Allowed", 413: "Content Too Large", 500: "Internal Server Error"}  # fmt: skip
+_REASONS = {
+    200: "OK", 204: "No Content", 400: "Bad Request", 404: "Not Found",
+    405: "Method Not Allowed", 413: "Content Too Large", 500: "Internal Server Error",
+}  # fmt: skip
 
 
 class HttpError(Exception):
@@ -264,7 +266,8 @@ def _trajectory(body: bytes) -> dict[str, Any]:
             shot_seed=record.get("shot_seed"), seed=record.get("seed"),
         )  # fmt: skip
     except (ValueError, KeyError, TypeError) as exc:
-        raise HttpError(400, f"not a shot record with before, shot, throw, shot_seed: {exc}") from None
+        why = f"not a shot record with before, shot, throw, shot_seed: {exc}"
+        raise HttpError(400, why) from None
     return {"frames": frames, "position": position.tolist()}
 
 
@@ -282,9 +285,9 @@ def _respond(
         body = json.dumps(body, allow_nan=False).encode()
         content_type = "application/json"
     head = (
-        f"HTTP/1.1 {status} {_REASONS.get(status, '')}\r\nContent-Type: {content_type or 'text/plain'}"
-        f"\r\nContent-Length: {len(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n"
-        "X-Content-Type-Options: nosniff\r\n\r\n"
+        f"HTTP/1.1 {status} {_REASONS.get(status, '')}\r\n"
+        f"Content-Type: {content_type or 'text/plain'}\r\nContent-Length: {len(body)}\r\n"
+        "Cache-Control: no-store\r\nConnection: close\r\nX-Content-Type-Options: nosniff\r\n\r\n"
     )
     writer.write(head.encode() + body)
 

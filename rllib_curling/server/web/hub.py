@@ -245,7 +245,8 @@ class WatchHub:
         try:
             return self.frames(record)
         except Exception as exc:  # a page without frames slides the stone; the game goes on
-            log.warning("no frames for shot %s of %s: %r", record.get("shot"), record.get("game_id"), exc)
+            shot, game = record.get("shot"), record.get("game_id")
+            log.warning("no frames for shot %s of %s: %r", shot, game, exc)
             return None
 
     def _touch(self) -> None:
