@@ -34,6 +34,11 @@ class EnvServer:
         self.generation = 0
 
     @property
+    def web_url(self) -> str | None:
+        """The private server's web page (``http_port`` set), else None."""
+        return self.process.web_url if self.process is not None else None
+
+    @property
     def label(self) -> str | None:
         """``"host:port"`` once known."""
         return f"{self.address[0]}:{self.address[1]}" if self.address else None
@@ -101,6 +106,7 @@ class EnvServer:
             turn_timeout=self.config.turn_timeout,
             log_dir=self.config.log_dir,
             sweep_window_ms=self.config.private_sweep_window_ms,
+            http_port=self.config.http_port,
         )
         process = None
         if self.address is not None:  # a restart keeps the port when it is still free

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -46,12 +47,15 @@ def read_record_lines(path: str | Path) -> list[dict[str, Any]]:
     return records
 
 
-def replay_hub(path: str | Path, game: int | None = None) -> WatchHub:
-    """A hub holding every game of the records file; the page opens game ``game`` (from 1).
-
-    Raises ``ConfigError`` for a file without games or a ``game`` out of range.
+def replay_hub(
+    path: str | Path | Sequence[str | Path], game: int | None = None, *, title: str | None = None
+) -> WatchHub:
+    """A hub holding every game of the records file (or files, in order); the page opens game
+    ``game`` (from 1). Raises ``ConfigError`` for no games or a ``game`` out of range.
     """
-    records = read_record_lines(path)
+    paths = [Path(path)] if isinstance(path, str | Path) else [Path(p) for p in path]
+    records = [record for p in paths for record in read_record_lines(p)]
+    path = paths[0] if len(paths) == 1 else f"{len(paths)} records files"
     run = next((r for r in records if r.get("type") == "run"), {})
     blank_end = (run.get("config") or {}).get("blank_end")
     hub = WatchHub(frames=None, blank_end=blank_end, max_games=10**9)
@@ -67,5 +71,5 @@ def replay_hub(path: str | Path, game: int | None = None) -> WatchHub:
     if game is not None and not 1 <= game <= len(games):
         raise ConfigError(f"--game {game}: {path} holds games 1..{len(games)}")
     chosen = games[(game or 1) - 1]["id"]
-    hub.info = {"mode": "replay", "title": Path(path).name, "game": chosen}
+    hub.info = {"mode": "replay", "title": title or paths[0].name, "game": chosen}
     return hub

@@ -195,7 +195,8 @@
 
   function duration(anim) {
     const f = anim.frames;
-    return f ? ((f.xy.length - 1) * f.dt) / S.speed : (anim.shot.throw ? 6 / S.speed : 0.3);
+    const moves = anim.shot.throw || anim.shot.seen === "positions";
+    return f ? ((f.xy.length - 1) * f.dt) / S.speed : (moves ? 6 / S.speed : 0.3);
   }
 
   function tick(now) {
@@ -313,7 +314,8 @@
     seek.max = String(game.shots.length);
     seek.value = String(S.anim ? S.anim.index : S.shown);
     $("play").textContent = S.playing ? "pause" : "play";
-    const frames = S.anim && S.anim.ready && !S.anim.frames && S.anim.shot.throw;
+    const frames = S.anim && S.anim.ready && !S.anim.frames
+      && (S.anim.shot.throw || S.anim.shot.seen === "positions");
     $("note").textContent = frames ? "no trajectory for this shot: the stones slide to where they stopped" : "";
   }
 
@@ -336,6 +338,7 @@
   function throwText(shot) {
     if (!shot) return "";
     const who = `Stone ${shot.shot + 1} of end ${shot.end + 1} by Player${shot.thrower + 1}`;
+    if (shot.seen === "positions") return `${who} (as this client saw it: positions only)`;
     if (!shot.throw) return `${who}: no throw in time (the stone is lost)`;
     const [v, h, w] = shot.throw;
     const sweep = shot.sweep ? `, sweep ${shot.sweep.toFixed(1)} m` : "";
