@@ -177,10 +177,13 @@ class WatchHub:
         """Nothing to flush (the GameRecorder interface)."""
 
     def seal(self, status: str = "unfinished") -> None:
-        """Mark the games still live as ``status`` (a records file that ends mid-game)."""
-        for feed in self._games.values():
+        """Mark the games still live as ``status`` (a records file that ends mid-game), and
+        forget the games without a shot (a server stopped as the next game began)."""
+        for feed in list(self._games.values()):
             if feed.live:
                 feed.summary["status"] = status
+            if feed.summary["shots"] == 0:
+                del self._games[feed.id]
 
     def close(self) -> None:
         """Drop every watcher (the server stops)."""

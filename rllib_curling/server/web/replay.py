@@ -4,7 +4,8 @@ Every game of the file is listed (in file order, numbered from 1); the page play
 from its first stone, with play, pause, step and seek per shot. Trajectories are simulated again
 per shot when the page shows it (``POST /api/trajectory``: the record's ``shot_seed`` makes it
 the same path, bit for bit). A file that ends mid-game (a server killed) still shows the shots it
-has; lines that are not JSON (a line cut short) are skipped.
+has; lines that are not JSON (a line cut short) are skipped, and so are games without a shot (a
+server stopped as the next game began).
 """
 
 from __future__ import annotations
