@@ -221,7 +221,8 @@ def _show_all(records: str, port: int, out: Any) -> int:
     from rllib_curling.server.web.replay import replay_hub
 
     try:
-        hub = replay_hub(sorted(Path(records).glob("*.jsonl")), title="rllib evaluate")
+        files = sorted(Path(records).glob("*.jsonl"))  # the env's last game is cut short: left out
+        hub = replay_hub(files, title="rllib evaluate", finished_only=True)
         web = WebHandle(hub, "127.0.0.1", port)
     except (ConfigError, ServerStartError) as exc:
         print(f"rllib evaluate: {exc}", file=sys.stderr)

@@ -66,11 +66,6 @@ class WebHandle:
             except RuntimeError:
                 pass  # the loop is closing
 
-    def call(self, fn: Any, *args: Any) -> None:
-        """Run ``fn(*args)`` on the page's event loop (from any thread)."""
-        if self._loop is not None and self._thread.is_alive():
-            self._loop.call_soon_threadsafe(fn, *args)
-
     def wait(self) -> None:
         """Block until Ctrl+C (KeyboardInterrupt propagates) or ``stop()``."""
         while self._thread.is_alive():

@@ -176,6 +176,12 @@ class WatchHub:
     def flush(self) -> None:
         """Nothing to flush (the GameRecorder interface)."""
 
+    def forget(self, unwanted: Callable[[dict[str, Any]], bool]) -> None:
+        """Forget the games whose summary is ``unwanted``."""
+        for feed in list(self._games.values()):
+            if unwanted(feed.summary):
+                del self._games[feed.id]
+
     def seal(self, status: str = "unfinished") -> None:
         """Mark the games still live as ``status`` (a records file that ends mid-game), and
         forget the games without a shot (a server stopped as the next game began)."""

@@ -49,10 +49,15 @@ def read_record_lines(path: str | Path) -> list[dict[str, Any]]:
 
 
 def replay_hub(
-    path: str | Path | Sequence[str | Path], game: int | None = None, *, title: str | None = None
+    path: str | Path | Sequence[str | Path],
+    game: int | None = None,
+    *,
+    title: str | None = None,
+    finished_only: bool = False,
 ) -> WatchHub:
     """A hub holding every game of the records file (or files, in order); the page opens game
-    ``game`` (from 1). Raises ``ConfigError`` for no games or a ``game`` out of range.
+    ``game`` (from 1). ``finished_only`` leaves out games that ended otherwise (a server stopped,
+    a client gone). Raises ``ConfigError`` for no games or a ``game`` out of range.
     """
     paths = [Path(path)] if isinstance(path, str | Path) else [Path(p) for p in path]
     records = [record for p in paths for record in read_record_lines(p)]
@@ -63,6 +68,8 @@ def replay_hub(
     for record in records:
         hub.write(record)
     hub.seal()
+    if finished_only:
+        hub.forget(lambda summary: summary["status"] != "finished")
     games = hub.games()
     if not games:
         raise ConfigError(

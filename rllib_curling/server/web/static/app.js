@@ -61,6 +61,11 @@
       if (pick) select(pick.id);
       return;
     }
+    const gone = !S.isLocal && !S.list.some((g) => g.id === S.gameId); // a new server (restart)
+    if (S.follow && gone && S.list.length) {
+      select((live[live.length - 1] || S.list[S.list.length - 1]).id);
+      return;
+    }
     if (S.follow && !S.isLocal && S.game && !S.anim) {
       const st = CurlingGame.stateAt(S.game, S.shown);
       const newer = live.filter((g) => g.id !== S.gameId);
