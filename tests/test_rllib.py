@@ -93,9 +93,15 @@ def test_algorithm__iterates_checkpoints_restores_on_auto_servers(
         restored.stop()
 
 
-def test_env_runners__two_runners_two_envs_each_get_four_servers(
-    ray_session: None, no_leftover_servers: None
+@pytest.mark.parametrize(
+    ("mode", "env_class", "processes"),
+    [("vector_entry_point", "CurlingVectorEnv", 2), ("sync", "SyncVectorEnv", 4)],
+)
+def test_env_runners__two_runners_two_envs_each_get_four_ports(
+    mode: str, env_class: str, processes: int, ray_session: None, no_leftover_servers: None
 ) -> None:
+    """Every env has its own port. The default (vector) path: one server process per runner
+    with a room per env; the sync path: one server process per env."""
     config = _small(
         training.algorithm_config(
             "PPO",
@@ -106,14 +112,26 @@ def test_env_runners__two_runners_two_envs_each_get_four_servers(
         ),
         "PPO",
     )
+    assert config.gym_env_vectorize_mode == "vector_entry_point"  # algorithm_config's default
+    config.env_runners(gym_env_vectorize_mode=mode)
     algo_obj = config.build_algo()
     try:
-        algo_obj.train()
-        ports = algo_obj.env_runner_group.foreach_env_runner(
-            lambda r: [e.unwrapped.address for e in r.env.unwrapped.envs], local_env_runner=False
+        result = algo_obj.train()
+        assert result["env_runners"]["num_env_steps_sampled_lifetime"] > 0
+        seen = algo_obj.env_runner_group.foreach_env_runner(
+            lambda r: (
+                type(r.env.unwrapped).__name__,
+                [
+                    (e.unwrapped.address, e.unwrapped._server.process.pid)
+                    for e in r.env.unwrapped.envs
+                ],
+            ),  # fmt: skip
+            local_env_runner=False,
         )
-        flat = [p for per_runner in ports for p in per_runner]
-        assert len(flat) == 4 and len(set(flat)) == 4, flat
+        assert {name for name, _ in seen} == {env_class}
+        flat = [entry for _, per_runner in seen for entry in per_runner]
+        assert len(flat) == 4 and len({address for address, _ in flat}) == 4, flat
+        assert len({pid for _, pid in flat}) == processes, flat
     finally:
         algo_obj.stop()
 

@@ -337,3 +337,13 @@ def test_list_stream__sends_the_games_and_coalesces_changes(start_server: Any) -
     thread.join(30)
     assert updates <= 2 + (time.monotonic() - started) / LIST_INTERVAL_S
     stream.close()
+
+
+def test_rooms__one_page_shows_the_games_of_every_room(start_server: Any) -> None:
+    server = start_server(http_port=0, ports=2, ends=1)
+    threads = [slow_bot_game(port, delay=0.0)[0] for _, port in server.addresses]
+    for thread in threads:
+        thread.join(30)
+    games = get_json(server.web_url + "api/games")
+    assert sorted(g["id"].split("-")[-3] for g in games) == ["r0", "r1"]
+    assert [g["status"] for g in games] == ["finished", "finished"]

@@ -28,6 +28,7 @@ engine (no I/O).
 
 from __future__ import annotations
 
+import bisect
 import functools
 from dataclasses import dataclass
 
@@ -57,12 +58,26 @@ class ShotTables:
         return float(np.interp(-y_stop, -rest[ok], V_GRID[ok]))
 
     def lateral(self, v: float, w: float, y: float) -> float:
-        """Sideways drift of a free stone (v, w) when its centre reaches line ``y``."""
-        rest_y = _lerp(_lerp(self.rest_y, V_GRID, v, axis=0), W_GRID, w, axis=0)
-        if y < rest_y:  # stops before reaching the line
-            return float(_lerp(_lerp(self.rest_drift, V_GRID, v, axis=0), W_GRID, w, axis=0))
-        path = _lerp(_lerp(self.drift, V_GRID, v, axis=0), W_GRID, w, axis=0)  # (NY,)
-        return float(np.interp(y, Y_GRID, path))
+        """Sideways drift of a free stone (v, w) when its centre reaches line ``y``.
+
+        Bilinear in (v, w), then linear in y: the same arithmetic as interpolating whole table
+        slices (``_lerp``, then ``np.interp`` over ``Y_GRID``), on the few cells it needs."""
+        iv, fv = _cell(V_GRID, v)
+        iw, fw = _cell(W_GRID, w)
+
+        def at(table: np.ndarray, *k: int) -> float:
+            lo = _mix(float(table[(iv, iw, *k)]), float(table[(iv + 1, iw, *k)]), fv)
+            if fw == 0.0:
+                return lo
+            hi = _mix(float(table[(iv, iw + 1, *k)]), float(table[(iv + 1, iw + 1, *k)]), fv)
+            return _mix(lo, hi, fw)
+
+        if y < at(self.rest_y):  # stops before reaching the line
+            return float(at(self.rest_drift))
+        points = _GRID_LISTS[id(Y_GRID)]
+        j = min(max(bisect.bisect_right(points, y) - 1, 0), len(points) - 2)
+        ends = [at(self.drift, j), at(self.drift, j + 1)]
+        return float(np.interp(y, Y_GRID[j : j + 2], ends))
 
     def aim(self, x: float, y: float, v: float, w: float) -> float:
         """Offset ``h`` so that the free path of (v, w) passes through (or rests at) (x, y)."""
@@ -87,12 +102,32 @@ def grid_index(grid: np.ndarray, value: object) -> tuple[np.ndarray, np.ndarray]
     return i, (value - grid[i]) / (grid[i + 1] - grid[i])
 
 
+#: The grids as Python lists, for ``_lerp``'s scalar lookups (bisect instead of numpy calls).
+_GRID_LISTS = {id(grid): grid.tolist() for grid in (V_GRID, W_GRID, Y_GRID)}
+
+
+def _cell(grid: np.ndarray, value: float) -> tuple[int, float]:
+    """``grid_index`` of one number, in plain Python (bisect) for speed: the same cell and
+    fraction."""
+    points = _GRID_LISTS.get(id(grid)) or grid.tolist()
+    value = min(max(float(value), points[0]), points[-1])
+    i = min(max(bisect.bisect_left(points, value) - 1, 0), len(points) - 2)
+    return i, (value - points[i]) / (points[i + 1] - points[i])
+
+
+def _mix(lo: float, hi: float, f: float) -> float:
+    """``lo`` at ``f == 0``, else ``(1 - f) * lo + f * hi`` (as ``_lerp`` mixes arrays)."""
+    return lo if f == 0.0 else (1 - f) * lo + f * hi
+
+
 def _lerp(table: np.ndarray, grid: np.ndarray, value: float, axis: int) -> np.ndarray:
     """Linear interpolation of ``table`` along ``axis`` (sampled at ``grid``), clamped."""
-    i, f = grid_index(grid, float(value))
-    lo, hi = np.take(table, int(i), axis=axis), np.take(table, int(i) + 1, axis=axis)
+    i, f = _cell(grid, value)
+    lo = np.take(table, i, axis=axis)
+    if f == 0.0:
+        return lo
     with np.errstate(invalid="ignore"):
-        return np.where(f == 0.0, lo, (1 - f) * lo + f * hi)
+        return (1 - f) * lo + f * np.take(table, i + 1, axis=axis)
 
 
 def path_x(tables: ShotTables, v: object, h: object, w: object, y: object) -> np.ndarray:

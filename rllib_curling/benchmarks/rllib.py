@@ -1,35 +1,92 @@
-"""``curling bench rllib``: env steps sampled per second by PPO's env runners, with 1 and 2 runners.
+"""``curling bench rllib``: env steps sampled per second by PPO's env runners, and memory per env.
 
-Each runner samples ``--steps`` env steps with the curling network (its own private curling
-server per env, level-2 opponent); the runners sample at the same time, as in training. The
-figure is total steps / wall time of the slowest runner, median of ``--repeats`` rounds after a
-warm-up round; the ratio 2 runners / 1 runner shows how sampling scales (on 2 cores each runner
-also shares its core with its server process and the driver).
+Rows: 1 env runner with 1, 2, 4 and 8 envs, then 2 runners with the best env count of the 1-runner
+rows. Each row builds PPO as ``algorithm_config`` does (the curling network; the envs of a runner
+are one ``CurlingVectorEnv`` on one private server process, level-2 opponent, discrete actions);
+each runner samples ``--steps`` env steps per round, the runners at the same time as in training.
+A row's figure is total steps / wall time, median of ``--repeats`` rounds after a warm-up round.
+``--single`` adds the 1-env row of the old path (``gym_env_vectorize_mode="sync"``, one
+``CurlingEnv`` with its own server) for comparison.
+
+Memory per env: the RSS of every curling server process the runners started, plus what the envs
+add to their runner (measured by opening as many more envs in it and playing 20 steps), over the
+env count. On 2 cores each runner also shares the CPU with its server process and the driver.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import time
+from typing import Any
+
+ENV_COUNTS = (1, 2, 4, 8)
+MB = 1 << 20
 
 
-def _sampled_steps_per_s(runners: int, steps: int, repeats: int) -> float:
-    import ray
+def _rss(pid: int) -> int:
+    """Resident set size of a process, bytes (0 if it is gone)."""
+    try:
+        with open(f"/proc/{pid}/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        return 0
+
+
+def _server_pids(parent: int) -> list[int]:
+    """PIDs of the ``curling server`` children of process ``parent``."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmd = f.read().split(b"\0")
+        except OSError:
+            continue
+        if ppid == parent and b"rllib_curling" in cmd and b"server" in cmd:
+            pids.append(int(entry))
+    return pids
+
+
+def _row(runners: int, envs: int, steps: int, repeats: int, mode: str) -> dict[str, Any]:
 
     from rllib_curling.rl.training import algorithm_config
 
     config = algorithm_config(
-        "PPO", env_config={"opponent": 2, "action": "discrete"}, num_env_runners=runners
+        "PPO",
+        env_config={"opponent": 2, "action": "discrete"},
+        num_env_runners=runners,
+        num_envs_per_env_runner=envs,
     )
+    config.env_runners(gym_env_vectorize_mode=mode)
     algo = config.build_algo()
     try:
         group = algo.env_runner_group
 
-        def sample(runner: object) -> int:
-            episodes = runner.sample(num_timesteps=steps)  # type: ignore[attr-defined]
+        def sample(runner: Any) -> int:
+            episodes = runner.sample(num_timesteps=steps * envs)
             return sum(len(e) for e in episodes)
+
+        def memory(runner: Any) -> tuple[int, int]:
+            """(servers' RSS, what as many more envs add to the runner's RSS), bytes."""
+            from rllib_curling.env.vector import CurlingVectorEnv
+
+            me = os.getpid()
+            servers = sum(_rss(pid) for pid in _server_pids(me))
+            before = _rss(me)
+            extra = CurlingVectorEnv(envs, {"opponent": 2, "action": "discrete"})
+            try:
+                extra.reset()
+                for _ in range(20):
+                    extra.step(extra.action_space.sample())
+                return servers, _rss(me) - before
+            finally:
+                extra.close()
 
         group.foreach_env_runner(sample, local_env_runner=False)  # warm-up
         rates = []
@@ -37,34 +94,73 @@ def _sampled_steps_per_s(runners: int, steps: int, repeats: int) -> float:
             start = time.perf_counter()
             counts = group.foreach_env_runner(sample, local_env_runner=False)
             rates.append(sum(counts) / (time.perf_counter() - start))
-        return statistics.median(rates)
+        usage = group.foreach_env_runner(memory, local_env_runner=False)
+        servers = sum(u[0] for u in usage) / (runners * envs)
+        in_runner = sum(u[1] for u in usage) / (runners * envs)
+        return {
+            "runners": runners, "envs_per_runner": envs, "mode": mode,
+            "steps_per_s": statistics.median(rates),
+            "server_mb_per_env": servers / MB, "runner_mb_per_env": max(in_runner, 0) / MB,
+            "mb_per_env": (servers + max(in_runner, 0)) / MB,
+        }  # fmt: skip
     finally:
         algo.stop()
-        ray.shutdown()
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="curling bench rllib", description=__doc__)
-    parser.add_argument("--steps", type=int, default=1000, help="steps per runner per round")
+    parser.add_argument("--steps", type=int, default=250, help="env steps per env per round")
     parser.add_argument("--repeats", type=int, default=3, help="timed rounds (3)")
+    parser.add_argument(
+        "--envs", default=",".join(map(str, ENV_COUNTS)), help="env counts of the 1-runner rows"
+    )
+    parser.add_argument("--single", action="store_true", help="add the old 1-env sync row")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     import ray
 
-    import rllib_curling  # noqa: F401  (registers the env)
+    from rllib_curling.rl.registration import register
+    from rllib_curling.rl.training import VECTOR_MODE
 
-    result = {}
-    for runners in (1, 2):
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="error")
-        result[f"runners_{runners}_steps_per_s"] = _sampled_steps_per_s(
-            runners, args.steps, args.repeats
-        )
-    result["scaling_2_over_1"] = result["runners_2_steps_per_s"] / result["runners_1_steps_per_s"]
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="error")
+    try:
+        register()
+        plan = [(1, n, VECTOR_MODE) for n in (int(x) for x in args.envs.split(","))]
+        if args.single:
+            plan.insert(0, (1, 1, "sync"))
+        rows = []
+        for runners, envs, mode in plan:
+            rows.append(_row(runners, envs, args.steps, args.repeats, mode))
+            if not args.json:
+                _print(rows[-1])
+        best = max((r for r in rows if r["mode"] == VECTOR_MODE), key=lambda r: r["steps_per_s"])
+        rows.append(_row(2, best["envs_per_runner"], args.steps, args.repeats, VECTOR_MODE))
+        if not args.json:
+            _print(rows[-1])
+    finally:
+        ray.shutdown()
+    one = next(r for r in rows if r["runners"] == 1 and r["envs_per_runner"] == 1)
+    result = {
+        "rows": rows,
+        "best_1_runner_over_1_env": best["steps_per_s"] / one["steps_per_s"],
+        "runners_2_steps_per_s": rows[-1]["steps_per_s"],
+    }
     if args.json:
         print(json.dumps(result))
     else:
-        for runners in (1, 2):
-            rate = result[f"runners_{runners}_steps_per_s"]
-            print(f"PPO env runners: {runners}  sampled env steps/s: {rate:.0f}")
-        print(f"scaling 2 runners / 1 runner: {result['scaling_2_over_1']:.2f}")
+        print(
+            f"1 runner, best ({best['envs_per_runner']} envs) / 1 env: "
+            f"{result['best_1_runner_over_1_env']:.2f}x; 2 runners: "
+            f"{result['runners_2_steps_per_s']:.0f} env steps/s"
+        )
     return 0
+
+
+def _print(row: dict[str, Any]) -> None:
+    print(
+        f"PPO env runners: {row['runners']}  envs/runner: {row['envs_per_runner']:>2} "
+        f"({row['mode']:<18}) sampled env steps/s: {row['steps_per_s']:6.0f}  "
+        f"memory/env: {row['mb_per_env']:5.0f} MB (server {row['server_mb_per_env']:.0f} + "
+        f"in runner {row['runner_mb_per_env']:.0f})",
+        flush=True,
+    )

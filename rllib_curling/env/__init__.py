@@ -3,11 +3,13 @@
 | module          | what it holds                                                        |
 |-----------------|----------------------------------------------------------------------|
 | ``config``      | ``CurlingEnvConfig``: the typed ``env_config``                        |
-| ``servers``     | ``EnvServer``: the private server of an env, or one from a list     |
+| ``servers``     | ``EnvServer``: a room of a private server (``PrivateServer``), or   |
+|                 | one from a list                                                      |
 | ``observation`` | the observation layout and its encoder (pure numpy)                 |
 | ``actions``     | the continuous and discrete action maps (to a throw)                |
 | ``spaces``      | the spaces, ``observe`` and ``throw_for`` (client view ↔ spaces)     |
 | ``curling_env`` | ``CurlingEnv``: single agent against a built-in or external opponent |
+| ``vector``      | ``CurlingVectorEnv``: N ``CurlingEnv`` on one server, pipelined     |
 | ``multi_agent`` | ``CurlingMultiAgentEnv``: both seats as RLlib agents (imports Ray)  |
 | ``render``      | text and image pictures of a position (matplotlib for images)       |
 

@@ -136,8 +136,16 @@ class CurlingEnv(gym.Env):
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
 
     def __init__(
-        self, config: dict[str, Any] | None = None, render_mode: str | None = None, **kwargs: Any
+        self,
+        config: dict[str, Any] | None = None,
+        render_mode: str | None = None,
+        *,
+        env_server: EnvServer | None = None,
+        **kwargs: Any,
     ) -> None:
+        """``config`` and keyword arguments: the keys of ``CurlingEnvConfig``. ``env_server``:
+        where to play, when someone else manages it (``CurlingVectorEnv`` gives each sub-env a
+        room of its shared server); default: this env's own."""
         values = {**dict(config or {}), **kwargs}
         self.worker_index = int(getattr(config, "worker_index", 0) or 0)
         self.config = CurlingEnvConfig.from_dict(values)
@@ -147,7 +155,7 @@ class CurlingEnv(gym.Env):
         self.observation_space = observation_space()
         self.action_space = action_space(self.config)
         self._tables = shot_tables()
-        self._server = EnvServer(self.config, self.worker_index)
+        self._server = env_server or EnvServer(self.config, self.worker_index)
         self._client: CurlingClient | None = None
         self._in_game = False
         self._scores_seen = 0
@@ -155,6 +163,7 @@ class CurlingEnv(gym.Env):
         self._potential = 0.0
         self._connections = 0
         self._generation = 0
+        self._throw: Throw | None = None  # sent by send_action, awaiting finish_step
 
     @classmethod
     def from_env_context(cls, env_context: Any) -> CurlingEnv:
@@ -191,11 +200,16 @@ class CurlingEnv(gym.Env):
         self._connections += 1
         return client
 
+    def disconnect(self) -> None:
+        """Leave the game in progress (the server ends it); the next ``reset`` reconnects."""
+        self._drop_connection()
+
     def _drop_connection(self) -> None:
         if self._client is not None:
             self._client.close()
             self._client = None
         self._in_game = False
+        self._throw = None
 
     # -- Gymnasium API -----------------------------------------------------------------------
 
@@ -234,12 +248,31 @@ class CurlingEnv(gym.Env):
         return self._observation(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        self.send_action(action)
+        return self.finish_step()
+
+    def send_action(self, action: Any) -> None:
+        """The first half of ``step``: check ``action`` and send its throw, without waiting.
+        ``CurlingVectorEnv`` sends every sub-env's action before it waits for any reply."""
         client = self._client
         if client is None or not self._in_game:
             raise RuntimeError("step() called before reset() (or after the episode ended)")
         throw = self._throw_for(check_action(action, self.action_space))
         try:
             client.throw(*throw[:3], sweep=throw[3] if self.config.sweep else None)
+        except ConnectionLostError as exc:
+            self._drop_connection()
+            raise self._server.lost(exc, "step()") from exc
+        self._throw = throw
+
+    def finish_step(self) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """The second half of ``step``: wait for our next turn (or the game's end)."""
+        client = self._client
+        throw = self._throw
+        if client is None or throw is None:
+            raise RuntimeError("finish_step() called without send_action()")
+        self._throw = None
+        try:
             event = client.wait_turn()
         except ConnectionLostError as exc:
             self._drop_connection()

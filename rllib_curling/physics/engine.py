@@ -80,7 +80,38 @@ def clamp_throw(throw: object) -> np.ndarray:
     removed as short of the hog). NaN, inf, non-numbers or another length raise
     :class:`InvalidThrowError` naming the value, e.g. ``throw v=nan is not a finite number``.
     """
+    fast = _clamp_plain(throw)
+    if fast is not None:
+        return fast
     return _clamp(np.atleast_2d(_as_float(throw, "throw")), "throw", single=True)[0]
+
+
+_PLAIN_NUMBERS = (float, int, np.floating, np.integer)
+_LOW, _HIGH = THROW_LOW.tolist(), THROW_HIGH.tolist()
+
+
+def _clamp_plain(throw: object) -> np.ndarray | None:
+    """``clamp_throw`` of 3 or 4 finite plain numbers (the common case: a tuple from the wire
+    or a 1-d float array) in plain Python, with the same result; None for anything else (the
+    general path then checks it and words the error)."""
+    if isinstance(throw, np.ndarray):
+        if throw.ndim != 1 or throw.dtype.kind != "f":
+            return None
+        values = throw.tolist()
+    elif isinstance(throw, tuple | list):
+        values = list(throw)
+    else:
+        return None
+    if len(values) not in (3, 4) or not all(
+        isinstance(x, _PLAIN_NUMBERS) and not isinstance(x, bool) for x in values
+    ):
+        return None
+    values = [float(x) for x in values]
+    if not all(map(math.isfinite, values)):
+        return None
+    if len(values) == 3:
+        values.append(0.0)
+    return np.array([min(max(x, lo), hi) for x, lo, hi in zip(values, _LOW, _HIGH, strict=True)])
 
 
 def _as_float(value: object, what: str) -> np.ndarray:
@@ -214,10 +245,11 @@ def simulate(
     points with calibration tables); the rules always remove them.
     """
     pos = _as_float(position, "position")
-    slots = np.array([slot], dtype=np.int64)
     if pos.shape != (16, 2):
         raise InvalidThrowError(f"position must have shape (16, 2); got {pos.shape}")
-    _check_positions(pos[None], slots, single=True)
+    plain = isinstance(slot, int | np.integer) and 0 <= slot <= 15
+    if not (plain and np.isfinite(pos).all() and not pos[slot].any()):
+        _check_positions(pos[None], np.array([slot], dtype=np.int64), single=True)  # raises
     th = clamp_throw(throw)
     stride = int(trajectory_stride)
     if stride < 0:

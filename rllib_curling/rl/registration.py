@@ -6,7 +6,9 @@ Explicit, no import hooks: :func:`register` runs when ``rllib_curling.rl`` is im
 
 | registry                         | names                          | what                         |
 |----------------------------------|--------------------------------|------------------------------|
-| Tune/RLlib envs                  | ``"curling"``                  | ``CurlingEnv``               |
+| Tune/RLlib envs                  | ``"curling"``                  | ``CurlingEnv``, or           |
+|                                  |                                | ``CurlingVectorEnv`` (vector |
+|                                  |                                | entry point: ``num_envs``)   |
 |                                  | ``"curling_multi"``            | ``CurlingMultiAgentEnv``     |
 | RLlib ``ModelCatalog`` (old API) | ``"curling_net"``              | ``CurlingModelV2``           |
 | Tune trainables                  | ``"PPO"``, ``"DQN"``,          | the algorithms               |
@@ -33,6 +35,12 @@ __all__ = ["CURLING_ENVS", "ENV_NAME", "MODEL_NAME", "MULTI_AGENT_ENV_NAME", "re
 
 
 def _make_env(env_config: Any) -> Any:
+    """``CurlingVectorEnv`` when RLlib's vector entry point asks for ``num_envs`` of them
+    (``gym_env_vectorize_mode="vector_entry_point"``), else one ``CurlingEnv``."""
+    if "num_envs" in env_config:
+        from rllib_curling.env.vector import CurlingVectorEnv
+
+        return CurlingVectorEnv(config=dict(env_config))
     from rllib_curling.env.curling_env import CurlingEnv
 
     return CurlingEnv.from_env_context(env_config)

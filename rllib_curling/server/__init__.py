@@ -7,7 +7,7 @@ An asyncio shell around the sans-I/O protocol (``rllib_curling.protocol``) and t
 |----------------|------------------------------------------------------------------------|
 | ``config``     | ``ServerConfig`` (typed options), the platform's ``conf/config.ini``    |
 | ``runner``     | ``run_server``, ``serve``, ``start_server_thread``: the entry points   |
-| ``seats``      | ``CurlingServer``: the listener, keys, seats, the lobby                |
+| ``seats``      | ``CurlingServer``: the listeners (rooms), keys, seats, the lobby       |
 | ``match``      | ``Match``: the game loop of one pair of seats                          |
 | ``players``    | a remote client or a built-in bot behind one interface                 |
 | ``throttle``   | ``KeyThrottle``: per-address throttling of connection-key checks       |
@@ -29,6 +29,10 @@ or Player1 with ``bot_seat=0``); without a suffix two clients play each other, u
 at once, side by side (up to ``max_matches``); two clients meet in the lobby, one such pair at a
 time, as on the platform: a connection that finds no free lobby seat waits up to ``SEAT_WAIT_S``
 (a match that is ending frees its seats) and then gets ``Error …`` and is closed.
+
+**Rooms**: ``ports`` > 1 (``--ports N``) listens on N ports in one process; each port plays as a
+server of its own (its own lobby and match numbering, seed ``seed + i``), so N envs pay for one
+process (a vector env's private server, ``rllib_curling.env.vector``).
 
 **Games** start by themselves: every client gets ISREADY as soon as it is seated and has
 ``ready_timeout`` to answer READYOK; then ``games`` games (see ``match`` for the message order:

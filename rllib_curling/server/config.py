@@ -34,6 +34,9 @@ class ServerConfig:
     | field              | meaning                                                              |
     |--------------------|----------------------------------------------------------------------|
     | host, tcp_port     | where to listen; port 0 = the OS picks one (see the handle's address) |
+    | ports              | how many ports (rooms) to listen on: ``tcp_port`` and the next ones,  |
+    |                    | or as many free ports with ``tcp_port`` 0; room i is a server of its  |
+    |                    | own (lobby, match numbering, seed + i) in this one process           |
     | http_port          | the page that shows the games (``server.web``): None = no page (no   |
     |                    | port, no cost), 0 = a free port, else that port, on ``host``          |
     | ends               | ends per game: a positive int (4 四局制, 8) or -1 (无限局制)           |
@@ -64,6 +67,7 @@ class ServerConfig:
 
     host: str = "127.0.0.1"
     tcp_port: int = DEFAULT_TCP_PORT
+    ports: int = 1
     http_port: int | None = None
     ends: int = 4
     games: int = 1
@@ -87,6 +91,12 @@ class ServerConfig:
         object.__setattr__(self, "keys", tuple(str(k) for k in self.keys))
         if not isinstance(self.tcp_port, int) or not 0 <= self.tcp_port < 65536:
             raise ConfigError(f"tcp_port must be an int in 0..65535, got {self.tcp_port!r}")
+        if not isinstance(self.ports, int) or isinstance(self.ports, bool) or self.ports < 1:
+            raise ConfigError(f"ports must be an int >= 1, got {self.ports!r}")
+        if self.tcp_port and self.tcp_port + self.ports - 1 > 65535:
+            raise ConfigError(
+                f"ports {self.tcp_port}..{self.tcp_port + self.ports - 1} go beyond 65535"
+            )
         if self.http_port is not None and not 0 <= self.http_port < 65536:
             raise ConfigError(f"http_port must be in 0..65535, got {self.http_port!r}")
         if not isinstance(self.ends, int) or (self.ends < 1 and self.ends != -1):

@@ -1,9 +1,9 @@
 """Start and stop a private ``curling server`` child process (the env's ``server="auto"``).
 
-The child binds a loopback port chosen by the OS (``--tcp-port 0``) and prints
-``LISTENING <host> <port>`` once it accepts connections; we read that line. A private server
-serves no web page (no port, no cost) unless ``http_port`` asks for one: then it prints
-``WEB <url>`` next, which becomes ``web_url``. It also exits when its
+The child binds loopback ports chosen by the OS (``--tcp-port 0``; ``ports`` of them, one per
+room) and prints ``LISTENING <host> <port> [<port> ...]`` once it accepts connections; we read
+that line. A private server serves no web page (no port, no cost) unless ``http_port`` asks for
+one: then it prints ``WEB <url>`` next, which becomes ``web_url``. It also exits when its
 standard input closes (``--exit-with-parent``), so a parent that dies, even by SIGKILL, leaves no
 server behind; ``stop()`` and an ``atexit`` hook cover normal exits.
 """
@@ -33,6 +33,7 @@ class ServerOptions:
 
     host: str = "127.0.0.1"
     port: int = 0
+    ports: int = 1
     ends: int = 4
     seed: int | None = None
     turn_timeout: float = 120.0
@@ -43,7 +44,8 @@ class ServerOptions:
 
     def argv(self) -> list[str]:
         args = [
-            "--host", self.host, "--tcp-port", str(self.port), "--ends", str(self.ends),
+            "--host", self.host, "--tcp-port", str(self.port), "--ports", str(self.ports),
+            "--ends", str(self.ends),
             "--games", "0", "--turn-timeout", str(self.turn_timeout), "--announce",
             "--exit-with-parent", "--sweep-window-ms", str(self.sweep_window_ms),
         ]  # fmt: skip
@@ -57,7 +59,8 @@ class ServerOptions:
 
 
 class ServerProcess:
-    """A running ``curling server`` child. ``address`` is ``(host, port)``."""
+    """A running ``curling server`` child. ``address`` is ``(host, port)`` of its first room,
+    ``addresses`` those of all its rooms."""
 
     def __init__(self, options: ServerOptions) -> None:
         self.options = options
@@ -76,7 +79,8 @@ class ServerProcess:
         )
         _LIVE.add(self)
         self.web_url: str | None = None
-        self.address = self._read_address()
+        self.addresses = self._read_addresses()
+        self.address = self.addresses[0]
 
     @property
     def pid(self) -> int:
@@ -85,7 +89,7 @@ class ServerProcess:
     def alive(self) -> bool:
         return self._proc.poll() is None
 
-    def _read_address(self) -> tuple[str, int]:
+    def _read_addresses(self) -> list[tuple[str, int]]:
         deadline = time.monotonic() + START_TIMEOUT_S
         line = head = ""
         lines_needed = 1 if self.options.http_port is None else 2  # LISTENING, then WEB
@@ -98,10 +102,10 @@ class ServerProcess:
             time.sleep(0.01)
         parts = line.split()
         web = head.split("\n")[1].split() if head.count("\n") >= 2 else []
-        if len(parts) == 3 and parts[0] == "LISTENING":
+        if len(parts) == 2 + self.options.ports and parts[0] == "LISTENING":
             if lines_needed == 1 or (len(web) == 2 and web[0] == "WEB"):
                 self.web_url = web[1] if web else None
-                return parts[1], int(parts[2])
+                return [(parts[1], int(port)) for port in parts[2:]]
         err = os.pread(self._err.fileno(), 1 << 16, 0).decode("utf-8", "replace").strip()
         code = self._proc.poll()
         self.stop()

@@ -47,16 +47,16 @@ def warm_up_physics() -> None:
 async def serve(
     config: ServerConfig,
     *,
-    on_listening: Callable[[tuple[str, int]], None] | None = None,
+    on_listening: Callable[[list[tuple[str, int]]], None] | None = None,
     stop_event: asyncio.Event | None = None,
     warm_up: bool = True,
     on_web: Callable[[str], None] | None = None,
 ) -> None:
     """Run a server until ``stop_event`` is set (or forever); raises ``ServerStartError``.
-
-    ``on_web(url)`` is called after ``on_listening`` when the server serves the page."""
+    ``on_listening`` gets the ``(host, port)`` of every room once the server accepts, then
+    ``on_web(url)`` the page's URL when the server serves the page."""
     server = CurlingServer(config)
-    address = await server.start()  # bind first: a port in use fails at once
+    addresses = await server.start()  # bind first: a port in use fails at once
     try:
         if warm_up:
             await asyncio.to_thread(warm_up_physics)
@@ -64,7 +64,7 @@ async def serve(
         await server.stop()
         raise
     if on_listening is not None:
-        on_listening(address)
+        on_listening(addresses)
     if on_web is not None and server.web is not None:
         on_web(server.web.url)
     try:
@@ -78,14 +78,15 @@ def run_server(
     *,
     announce: bool = False,
     exit_with_parent: bool = False,
-    on_listening: Callable[[tuple[str, int]], None] | None = None,
+    on_listening: Callable[[list[tuple[str, int]]], None] | None = None,
     on_web: Callable[[str], None] | None = None,
 ) -> int:
     """Run a server in this thread until SIGINT/SIGTERM (or stdin EOF with ``exit_with_parent``).
 
-    ``announce`` prints ``LISTENING <host> <port>`` to stdout once accepting, then ``WEB <url>``
-    when it serves the page; ``on_listening`` is called then with ``(host, port)`` and
-    ``on_web`` with the page's URL. Returns 0; raises ``ServerStartError``.
+    ``announce`` prints ``LISTENING <host> <port> [<port> ...]`` (every room's port) to stdout
+    once accepting, then ``WEB <url>`` when it serves the page; ``on_listening`` is called then
+    with the rooms' ``(host, port)`` and ``on_web`` with the page's URL. Returns 0; raises
+    ``ServerStartError``.
     """
 
     async def main() -> None:
@@ -99,11 +100,12 @@ def run_server(
         if exit_with_parent:
             _watch_stdin(loop, stop)
 
-        def listening(address: tuple[str, int]) -> None:
+        def listening(addresses: list[tuple[str, int]]) -> None:
             if announce:
-                print(f"LISTENING {address[0]} {address[1]}", flush=True)
+                ports = " ".join(str(port) for _, port in addresses)
+                print(f"LISTENING {addresses[0][0]} {ports}", flush=True)
             if on_listening is not None:
-                on_listening(address)
+                on_listening(addresses)
 
         def web(url: str) -> None:
             if announce:
@@ -146,12 +148,13 @@ def _watch_stdin(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> None:
 
 
 class ServerHandle:
-    """A server running in a background thread: ``address`` (host, port), ``web_url`` (the
-    page's URL with ``http_port``, else None) and ``stop()``."""
+    """A server running in a background thread: ``address`` (host, port), ``addresses`` (of
+    every room), ``web_url`` (the page's URL with ``http_port``, else None) and ``stop()``."""
 
     def __init__(self, config: ServerConfig, *, warm_up: bool = True) -> None:
         self.config = config
         self.address: tuple[str, int] | None = None
+        self.addresses: list[tuple[str, int]] = []
         self.web_url: str | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
@@ -171,8 +174,8 @@ class ServerHandle:
             self._loop = asyncio.get_running_loop()
             self._stop = asyncio.Event()
 
-            def listening(address: tuple[str, int]) -> None:
-                self.address = address
+            def listening(addresses: list[tuple[str, int]]) -> None:
+                self.address, self.addresses = addresses[0], addresses
                 if self.config.http_port is None:
                     self._ready.set()
 

@@ -10,6 +10,11 @@ key decides where it goes:
   time, as on the platform (a connection that finds no free lobby seat waits up to
   ``SEAT_WAIT_S`` for one, then gets ``Error …``).
 
+**Rooms**: with ``ports`` > 1 the server listens on several ports, and each port is a room of
+its own, as if it were a separate server: its own lobby, its own match numbering and its own
+seed (room ``i`` uses ``seed + i``, so room 0 is the server with one port). An env runner's envs
+each get their own port on one server process this way (``env.vector``).
+
 Every seated client is readied at once: seat announced (NAME, CONNECTNAME), ``ISREADY``, and it
 has ``ready_timeout`` seconds to answer ``READYOK`` (then ``Error …`` and close). A lobby pair
 starts when both seats are ready, so a silent or slow connection holds a seat for at most
@@ -21,9 +26,11 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import functools
 import logging
 import secrets
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from rllib_curling import protocol as p
@@ -43,6 +50,22 @@ log = logging.getLogger("rllib_curling.server")
 SEAT_WAIT_S = 3.0
 
 
+@dataclass(eq=False)
+class Room:
+    """One listening port: a lobby, a match numbering and a seed of its own (module docstring)."""
+
+    index: int
+    seed: int
+    address: tuple[str, int] | None = None
+    matches_started: int = 0
+    listener: asyncio.base_events.Server | None = None
+    lobby: dict[int, Connection] = field(default_factory=dict)  # seat -> client waiting
+    lobby_ready: dict[Connection, asyncio.Future[bool]] = field(
+        default_factory=dict
+    )  # True: paired
+    pair_match: Match | None = None  # the two-client match (one at a time per room)
+
+
 class CurlingServer:
     """The listener and the seats. Use ``start()`` / ``stop()`` inside a running event loop."""
 
@@ -50,12 +73,7 @@ class CurlingServer:
         self.config = config
         self.seed = config.seed if config.seed is not None else secrets.randbits(63)
         self.recorder = GameRecorder(config.log_dir)
-        self.address: tuple[str, int] | None = None
-        self.matches_started = 0
-        self._server: asyncio.base_events.Server | None = None
-        self._lobby: dict[int, Connection] = {}  # seat -> a client waiting for its partner
-        self._lobby_ready: dict[Connection, asyncio.Future[bool]] = {}  # ready; True: paired
-        self._pair_match: Match | None = None  # the two-client match (one at a time)
+        self.rooms = [Room(i, self.seed + i) for i in range(config.ports)]
         self._matches: dict[Match, asyncio.Task[None]] = {}
         self._seats_freed = asyncio.Event()
         self._handlers: set[asyncio.Task[None]] = set()
@@ -64,40 +82,69 @@ class CurlingServer:
         self.hub = WatchHub(blank_end=config.blank_end) if config.http_port is not None else None
         self.web: WebServer | None = None
 
-    async def start(self) -> tuple[str, int]:
-        """Bind and listen; raises ``ServerStartError`` (e.g. port in use)."""
-        host, port = self.config.host, self.config.tcp_port
+    @property
+    def address(self) -> tuple[str, int] | None:
+        """``(host, port)`` of the first room (the only one with ``ports=1``)."""
+        return self.rooms[0].address
+
+    @property
+    def addresses(self) -> list[tuple[str, int]]:
+        """``(host, port)`` of every room, in order (once started)."""
+        return [room.address for room in self.rooms if room.address is not None]
+
+    @property
+    def matches_started(self) -> int:
+        return sum(room.matches_started for room in self.rooms)
+
+    async def start(self) -> list[tuple[str, int]]:
+        """Bind and listen on every room's port; raises ``ServerStartError`` (e.g. port in
+        use). Returns ``addresses``."""
+        host = self.config.host
         try:
-            self._server = await asyncio.start_server(self._on_connect, host, port)
+            for room in self.rooms:
+                await self._listen(room, host)
+            if self.hub is not None:  # one page for every room
+                self.web = WebServer(self.hub, host, self.config.http_port or 0)
+                await self.web.start()
+        except ServerStartError:
+            self._close_listeners()
+            raise
+        self.recorder.write(
+            {
+                "type": "run", "version": RECORD_VERSION, "run_id": self.recorder.run_id,
+                "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                "seed": self.seed, "address": list(self.rooms[0].address or ()),
+                **({"addresses": [list(a) for a in self.addresses]} if len(self.rooms) > 1 else {}),
+                "config": self.config.as_dict(),
+            }
+        )  # fmt: skip
+        ports = " ".join(str(port) for _, port in self.addresses)
+        log.info("listening on %s port(s) %s (seed %d)", host, ports, self.seed)
+        return self.addresses
+
+    async def _listen(self, room: Room, host: str) -> None:
+        port = self.config.tcp_port + room.index if self.config.tcp_port else 0
+        try:
+            room.listener = await asyncio.start_server(
+                functools.partial(self._on_connect, room), host, port
+            )
         except OSError as exc:
             if exc.errno == errno.EADDRINUSE:
                 raise ServerStartError(f"TCP port {port} on {host} is already in use") from None
             raise ServerStartError(
                 f"cannot listen on {host}:{port}: {exc.strerror or exc}"
             ) from None
-        sockname = self._server.sockets[0].getsockname()
-        self.address = (str(sockname[0]), int(sockname[1]))
-        if self.hub is not None:
-            self.web = WebServer(self.hub, host, self.config.http_port or 0)
-            try:
-                await self.web.start()
-            except ServerStartError:
-                self._server.close()
-                raise
-        self.recorder.write(
-            {
-                "type": "run", "version": RECORD_VERSION, "run_id": self.recorder.run_id,
-                "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                "seed": self.seed, "address": list(self.address), "config": self.config.as_dict(),
-            }
-        )  # fmt: skip
-        log.info("listening on %s:%d (seed %d)", *self.address, self.seed)
-        return self.address
+        sockname = room.listener.sockets[0].getsockname()
+        room.address = (str(sockname[0]), int(sockname[1]))
+
+    def _close_listeners(self) -> None:
+        for room in self.rooms:
+            if room.listener is not None:
+                room.listener.close()
 
     async def stop(self) -> None:
         """Stop listening, end the running matches (their seats get the 5 empties), close all."""
-        if self._server is not None:
-            self._server.close()
+        self._close_listeners()
         tasks = list(self._matches.values())
         for task in tasks:
             task.cancel()
@@ -111,7 +158,9 @@ class CurlingServer:
 
     # -- connections and seats -----------------------------------------------------------------
 
-    async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _on_connect(
+        self, room: Room, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
         task = asyncio.current_task()
         assert task is not None
         self._handlers.add(task)
@@ -126,7 +175,7 @@ class CurlingServer:
             key = msg.key if isinstance(msg, p.ConnectKey) else None
             if key is None:  # a 2020-era client: it reads one message per recv
                 conn.gap = max(conn.gap, self.config.legacy_gap)
-            handed_over = await self._seat(conn, key)
+            handed_over = await self._seat(room, conn, key)
         except SeatLost:
             log.info("%r left before its match", conn)
         except asyncio.CancelledError:  # the server stops: a seated client gets the 5 empties.
@@ -139,7 +188,7 @@ class CurlingServer:
             if not handed_over:
                 await conn.close(empties=False)
 
-    async def _seat(self, conn: Connection, key: str | None) -> bool:
+    async def _seat(self, room: Room, conn: Connection, key: str | None) -> bool:
         """Seat ``conn``; True once a match owns it (else the caller closes it)."""
         base, level = p.split_key(key) if key is not None else (None, None)
         if self.config.keys:
@@ -159,8 +208,8 @@ class CurlingServer:
         if level is None:
             level = self.config.opponent
         if level is not None:
-            return await self._seat_against_bot(conn, level)
-        return await self._seat_in_lobby(conn)
+            return await self._seat_against_bot(room, conn, level)
+        return await self._seat_in_lobby(room, conn)
 
     async def _wait_until(self, conn: Connection, free: Callable[[], bool]) -> bool:
         """Wait up to ``SEAT_WAIT_S`` until ``free()``; False on timeout or when ``conn`` left."""
@@ -197,7 +246,7 @@ class CurlingServer:
         await self._refuse(conn, f"no READYOK within {self.config.ready_timeout:g} s of ISREADY")
         return False
 
-    async def _seat_against_bot(self, conn: Connection, level: int) -> bool:
+    async def _seat_against_bot(self, room: Room, conn: Connection, level: int) -> bool:
         if not await self._wait_until(conn, self._room_for_a_match):
             await self._refuse(
                 conn, f"server busy: {len(self._matches)} matches in progress; try again later"
@@ -214,71 +263,72 @@ class CurlingServer:
         if not await self._ready(conn):
             return False
         remote = RemotePlayer(conn, 1 - bot_seat, debug=level == 0)
-        return self._start_match([bot, remote] if bot_seat == 0 else [remote, bot])
+        return self._start_match(room, [bot, remote] if bot_seat == 0 else [remote, bot])
 
-    def _lobby_open(self) -> bool:
-        return self._pair_match is None and len(self._lobby) < 2 and self._room_for_a_match()
+    def _lobby_open(self, room: Room) -> bool:
+        return room.pair_match is None and len(room.lobby) < 2 and self._room_for_a_match()
 
-    async def _seat_in_lobby(self, conn: Connection) -> bool:
-        if not await self._wait_until(conn, self._lobby_open):
+    async def _seat_in_lobby(self, room: Room, conn: Connection) -> bool:
+        if not await self._wait_until(conn, functools.partial(self._lobby_open, room)):
             await self._refuse(conn, "no free seat: a match is in progress on this server")
             return False
-        seat = 0 if 0 not in self._lobby else 1
-        self._lobby[seat] = conn
+        seat = 0 if 0 not in room.lobby else 1
+        room.lobby[seat] = conn
         paired = False
         try:
             self._announce_seat(conn, seat)
             if not await self._ready(conn):
                 return False
             partner: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-            self._lobby_ready[conn] = partner
+            room.lobby_ready[conn] = partner
             conn.on_close = lambda: partner.done() or partner.set_result(False)
-            self._pair_if_ready()
+            self._pair_if_ready(room)
             paired = await partner  # True once a match took both seats
             return paired
         finally:
             if not paired:
-                if self._lobby.get(seat) is conn:
-                    del self._lobby[seat]
-                self._lobby_ready.pop(conn, None)
+                if room.lobby.get(seat) is conn:
+                    del room.lobby[seat]
+                room.lobby_ready.pop(conn, None)
                 self._seats_freed.set()
 
-    def _pair_if_ready(self) -> None:
-        """Start the two-client match once both lobby seats are ready."""
-        conns = [self._lobby.get(0), self._lobby.get(1)]
-        if any(c is None or c not in self._lobby_ready or c.closed for c in conns):
+    def _pair_if_ready(self, room: Room) -> None:
+        """Start the room's two-client match once both lobby seats are ready."""
+        conns = [room.lobby.get(0), room.lobby.get(1)]
+        if any(c is None or c not in room.lobby_ready or c.closed for c in conns):
             return
         if not self._room_for_a_match():
             return  # the seats wait; a match that ends frees room (``_run_match``)
         a, b = conns
         assert a is not None and b is not None
-        futures = [self._lobby_ready.pop(a), self._lobby_ready.pop(b)]
-        self._lobby = {}
+        futures = [room.lobby_ready.pop(a), room.lobby_ready.pop(b)]
+        room.lobby = {}
         a.on_close = b.on_close = None
-        started = self._start_match([RemotePlayer(a, 0), RemotePlayer(b, 1)], pair=True)
+        started = self._start_match(room, [RemotePlayer(a, 0), RemotePlayer(b, 1)], pair=True)
         for future in futures:
             if not future.done():
                 future.set_result(started)
 
-    def _start_match(self, players: list[Player], *, pair: bool = False) -> bool:
-        """Create and run a match; False (its clients are then closed by their handlers) when
-        it cannot be created."""
+    def _start_match(self, room: Room, players: list[Player], *, pair: bool = False) -> bool:
+        """Create and run a match in ``room``; False (its clients are then closed by their
+        handlers) when it cannot be created."""
+        in_room = f"r{room.index}-" if len(self.rooms) > 1 else ""
         recorder = self.recorder if self.hub is None else TeeRecorder(self.recorder, self.hub)
         try:
             match = Match(
                 players,
                 config=self.config,
                 recorder=recorder,
-                match_index=self.matches_started,
-                seed=self.seed,
-                game_id_prefix=f"{self.recorder.run_id}-",
+                match_index=room.matches_started,
+                seed=room.seed,
+                game_id_prefix=f"{self.recorder.run_id}-{in_room}",
             )
         except Exception:
             log.exception("cannot start a match")
             return False
-        self.matches_started += 1
+        room.matches_started += 1
         if pair:
-            self._pair_match = match
+            room.pair_match = match
         self._matches[match] = asyncio.get_running_loop().create_task(self._run_match(match))
         return True
 
@@ -291,7 +341,9 @@ class CurlingServer:
             log.exception("match %d failed", match.match_index)
         finally:
             self._matches.pop(match, None)
-            if self._pair_match is match:
-                self._pair_match = None
+            for room in self.rooms:
+                if room.pair_match is match:
+                    room.pair_match = None
             self._seats_freed.set()
-            self._pair_if_ready()
+            for room in self.rooms:
+                self._pair_if_ready(room)

@@ -147,9 +147,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "(default: %(default)s)",
     )
     p.add_argument(
+        "--ports",
+        type=int,
+        default=1,
+        help="listen on this many ports: the TCP port and the next ones (or free ports with "
+        "--tcp-port 0), each a separate room with its own lobby and seed + i; an env runner's "
+        "envs share one server so (default: %(default)s)",
+    )
+    p.add_argument(
         "--announce",
         action="store_true",
-        help="print 'LISTENING <host> <port>' on stdout once accepting connections",
+        help="print 'LISTENING <host> <port> [<port> ...]' on stdout once accepting connections",
     )
     p.add_argument(
         "--exit-with-parent", action="store_true", help="exit when standard input reaches EOF"
@@ -174,6 +182,7 @@ def build_config(args: argparse.Namespace) -> ServerConfig:
     return ServerConfig(
         host=args.host,
         tcp_port=DEFAULT_TCP_PORT if tcp_port is None else tcp_port,
+        ports=args.ports,
         http_port=http_port,
         ends=args.ends,
         games=args.games,
@@ -193,14 +202,16 @@ def build_config(args: argparse.Namespace) -> ServerConfig:
     )
 
 
-def _banner(config: ServerConfig) -> Callable[[tuple[str, int]], None]:
+def _banner(config: ServerConfig) -> Callable[[list[tuple[str, int]]], None]:
     """A callback printing the human start-up line once the server listens."""
 
-    def banner(address: tuple[str, int]) -> None:
+    def banner(addresses: list[tuple[str, int]]) -> None:
+        address = addresses[0]
+        more = f" (and {len(addresses) - 1} more ports: rooms)" if len(addresses) > 1 else ""
         games = config.games or "unlimited"
         ends = "unlimited" if config.ends == -1 else config.ends
         print(
-            f"curling server: listening on {address[0]}:{address[1]}, {ends} ends, "
+            f"curling server: listening on {address[0]}:{address[1]}{more}, {ends} ends, "
             f"{games} game(s) per pair. Stop with Ctrl+C.",
             file=sys.stderr,
             flush=True,
