@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 import socket
 from collections import deque
+from collections.abc import Callable
 
 import numpy as np
 
@@ -70,6 +71,9 @@ class CurlingClient:
         self.closed = False
         self.seat: int | None = None
         self.games_started = 0
+        #: Called with every message received, before the client acts on it (a watcher's
+        #: feed: ``curling play --watch``); it must not raise.
+        self.on_message: Callable[[p.Message], None] | None = None
         self._reset_game()
 
     def _reset_game(self) -> None:
@@ -187,6 +191,8 @@ class CurlingClient:
     # -- internals -----------------------------------------------------------------------------
 
     def _handle(self, msg: p.Message) -> str | None:
+        if self.on_message is not None:
+            self.on_message(msg)
         if not isinstance(msg, p.Empty):
             self._empties = 0
         if isinstance(msg, p.ConnectName | p.Name):

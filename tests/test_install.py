@@ -53,19 +53,24 @@ def test_core_install__simulates_and_plays_bot_games(core_venv: Path) -> None:
 
 def test_core_install__server_plays_a_game_with_a_client(core_venv: Path) -> None:
     from server_helpers import RawClient
+    from web_helpers import get_json, http
 
     server = subprocess.Popen(
         [str(core_venv / "bin" / "curling"), "server", "--tcp-port", "0", "--announce",
-         "--ends", "1", "--seed", "1"],
+         "--ends", "1", "--seed", "1", "--http-port", "0"],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )  # fmt: skip
     try:
         assert server.stdout is not None
         _, host, port = server.stdout.readline().split()
+        _, web = server.stdout.readline().split()  # the page, from the installed package data
+        for asset in ("", "static/app.js", "static/game.js", "static/sheet.js", "static/style.css"):
+            assert http(web + asset)[0] == 200, asset
         client = RawClient(int(port), "localtest:3")
         t = client.play()
         client.close()
         assert len(t.results) == 1 and t.closed_by_empties and host == "127.0.0.1"
+        assert get_json(web + "api/games")[0]["status"] == "finished"
     finally:
         server.terminate()
         server.wait(20)

@@ -288,3 +288,76 @@ def test_curling_play__whole_game_on_a_test_server(
     finally:
         server.terminate()
         server.wait(10)
+
+
+def _until_linger(proc, marker: str) -> tuple[list[str], str]:  # type: ignore[no-untyped-def]
+    """Lines of a ``--watch`` command up to the one that says the page stays up, and its URL."""
+    lines: list[str] = []
+    while not lines or marker not in lines[-1]:
+        line = proc.stdout.readline()
+        assert line, f"the command ended early: {lines}"
+        lines.append(line.strip())
+    url = re.search(r"(http://127\.0\.0\.1:\d+/)", lines[-1])
+    assert url, lines[-1]
+    return lines, url.group(1)
+
+
+def test_rllib_evaluate__watch_shows_every_game_on_one_page(
+    cli_checkpoint: str, no_leftover_servers: None
+) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    from web_helpers import get_json
+
+    cmd = [sys.executable, "-m", "rllib_curling.cli.rllib", "evaluate", cli_checkpoint,
+           "--episodes", "1", "--opponent", "0,1", "--ends", "1", "--watch"]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    try:
+        lines, url = _until_linger(proc, "until Ctrl+C")
+        assert f"watch the games at {url}" in lines
+        assert lines[-1] == f"all 2 games stay on {url} until Ctrl+C"
+        games = get_json(url + "api/games")
+        bots = [next(k for k in g["kinds"] if k.startswith("bot:")) for g in games]
+        assert bots == ["bot:0", "bot:1"]
+        assert {g["status"] for g in games} == {"finished"}
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=60)
+    assert proc.returncode == 0
+
+
+def test_curling_play__watch_shows_the_games_it_plays(
+    cli_checkpoint: str, no_leftover_servers: None
+) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    from web_helpers import get_json
+
+    server = subprocess.Popen(
+        [sys.executable, "-m", "rllib_curling", "server", "--tcp-port", "0", "--announce",
+         "--games", "1", "--ends", "1", "--exit-with-parent"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        _, host, port = server.stdout.readline().split()
+        cmd = [sys.executable, "-m", "rllib_curling", "play", "--checkpoint", cli_checkpoint,
+               "-H", host, "-p", port, "-k", "localtest:2", "--name", "mine"]  # fmt: skip
+        cmd.append("--watch")
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+        try:
+            lines, url = _until_linger(proc, "until Ctrl+C")
+            assert lines[0] == f"watch the games at {url}"
+            (game,) = get_json(url + "api/games")
+            assert game["status"] == "finished" and "mine" in game["players"]
+            assert game["shots"] == 16
+        finally:
+            proc.send_signal(signal.SIGINT)
+            proc.communicate(timeout=60)
+        assert proc.returncode == 0
+    finally:
+        server.terminate()
+        server.wait(30)

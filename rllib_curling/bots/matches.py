@@ -13,6 +13,7 @@ Counting: a match is counted from ``a``'s view. ``win_rate`` counts a draw as ha
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -22,7 +23,12 @@ import numpy as np
 
 from rllib_curling.bots.base import Bot
 from rllib_curling.bots.levels import make_bot
-from rllib_curling.game import Game, GameConfig, GameState
+from rllib_curling.game import Game, GameConfig, GameState, Transition
+
+#: ``on_throw(transition, after, throw, ice)``: called after each throw with the state after it
+#: (any centre-line choice applied) and a copy of the ice generator as it was before the throw
+#: (``Game.step(transition.before, throw, ice)`` throws the same stone again, bit for bit).
+OnThrow = Callable[[Transition, GameState, tuple[float, ...], np.random.Generator], None]
 
 #: A ladder pair passes when the stronger level scores at least this (draws half).
 LADDER_TARGET = 0.6
@@ -54,11 +60,13 @@ def play_game(
     *,
     max_ends: int | None = None,
     on_shot: Callable[[GameState, tuple[float, ...]], None] | None = None,
+    on_throw: OnThrow | None = None,
 ) -> GameResult:
     """Play one game: ``players[0]`` is Player1 (throws first in end 1), ``players[1]`` Player2.
 
     ``max_ends`` stops an unlimited game (``ends=-1``, required there) after that many ends.
-    ``on_shot(state, throw)`` is called before each throw.
+    ``on_shot(state, throw)`` is called before each throw, ``on_throw`` (``OnThrow``) after it
+    (``curling match --watch`` shows the game with it); neither changes the game.
     """
     config = config if config is not None else GameConfig()
     if config.unlimited and max_ends is None:
@@ -73,6 +81,7 @@ def play_game(
         throw = players[seat].choose(state, bot_rngs[seat])
         if on_shot is not None:
             on_shot(state, throw)
+        ice_before = copy.deepcopy(ice) if on_throw is not None else None
         t = Game.step(state, throw, ice)
         shots += 1
         if t.centre_line_violation and t.fouled_seat is not None:
@@ -81,6 +90,8 @@ def play_game(
             state = t.resolve(choice)
         else:
             state = t.state
+        if on_throw is not None and ice_before is not None:
+            on_throw(t, state, tuple(float(x) for x in throw), ice_before)
     return GameResult(
         players=(players[0].name, players[1].name),
         end_scores=state.end_scores,
@@ -177,17 +188,20 @@ def play_match(
     seed: int = 0,
     *,
     progress: Callable[[int, GameResult], None] | None = None,
+    on_throw: Callable[[int], OnThrow | None] | None = None,
 ) -> MatchResult:
     """``games`` games of ``a`` against ``b``; ``a`` is Player1 in even games, Player2 in odd.
 
-    ``progress(g, result)`` is called after each game.
+    ``progress(g, result)`` is called after each game; ``on_throw(g)`` gives game ``g``'s
+    ``OnThrow`` (see ``play_game``).
     """
     config = GameConfig(ends=ends)
     results, seats = [], []
     for g in range(games):
         a_seat = g % 2
         players = (a, b) if a_seat == 0 else (b, a)
-        result = play_game(players, config, np.random.default_rng([seed, g]))
+        hook = on_throw(g) if on_throw is not None else None
+        result = play_game(players, config, np.random.default_rng([seed, g]), on_throw=hook)
         results.append(result)
         seats.append(a_seat)
         if progress is not None:

@@ -9,7 +9,9 @@ import sys
 from rllib_curling.cli import dispatch
 
 #: Subcommand modules under rllib_curling.cli.commands, in the order ``curling --help`` lists them.
-COMMANDS = ("simulate", "calibrate", "server", "match", "ladder", "play", "plot", "bench")
+COMMANDS = (
+    "simulate", "calibrate", "server", "match", "ladder", "play", "replay", "plot", "bench",
+)  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:

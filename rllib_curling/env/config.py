@@ -54,6 +54,9 @@ class CurlingEnvConfig:
     ``server_timeout`` (seconds, > 0): how long a private server (``server="auto"``) with a
     built-in opponent may stay silent before the env calls it hung and kills it (module
     docstring); ``turn_timeout`` bounds the waits on every other server.
+
+    ``http_port``: a private server serves no web page (None, the default: no port, no cost);
+    0 = it shows its games on a free port, else on that port (``CurlingEnv.watch_url``).
     """
 
     server: Any = "auto"
@@ -71,6 +74,7 @@ class CurlingEnvConfig:
     host: str = "127.0.0.1"
     log_dir: str | None = None
     shaping_scale: float = 0.5
+    http_port: int | None = None
 
     def __post_init__(self) -> None:
         if self.action not in ACTIONS:
@@ -98,6 +102,10 @@ class CurlingEnvConfig:
                 f"key {self.key!r} must not contain ':' (the opponent level is added by the env)"
             )
         parse_server(self.server)
+        port = self.http_port
+        if port is not None and (isinstance(port, bool) or not isinstance(port, int)
+                                 or not 0 <= port < 65536):  # fmt: skip
+            raise ConfigError(f"http_port must be None or a port 0..65535, got {port!r}")
 
     @classmethod
     def from_dict(cls, values: dict[str, Any] | None) -> CurlingEnvConfig:

@@ -123,7 +123,8 @@ class CurlingEnv(gym.Env):
     ``ends`` (4), ``key`` ("localtest"), ``seed``, ``action`` ("continuous" | "discrete"),
     ``reward`` ("score" | "win" | "shaped"), ``sweep`` (False), ``turn_timeout`` (120 s),
     ``server_timeout`` ({server_timeout} s: a silent private server is hung after that), ``name``,
-    ``envs_per_worker``, ``host``, ``log_dir``, ``shaping_scale``.
+    ``envs_per_worker``, ``host``, ``log_dir``, ``shaping_scale``, ``http_port`` (None: a
+    private server serves no web page; 0 or a port: it shows its games there, ``watch_url``).
     ``render_mode``: "ansi" (text table) or "rgb_array" (matplotlib image).
 
     ## Version History
@@ -175,6 +176,11 @@ class CurlingEnv(gym.Env):
     def address(self) -> str | None:
         """``"host:port"`` of the server this env plays on (None before the first reset)."""
         return self._server.label
+
+    @property
+    def watch_url(self) -> str | None:
+        """The web page of this env's private server (``http_port``), once it runs, else None."""
+        return self._server.web_url
 
     def _connect(self) -> CurlingClient:
         host, port = self._server.ensure()

@@ -71,6 +71,7 @@ class PrivateServer:
             turn_timeout=self.config.turn_timeout,
             log_dir=self.config.log_dir,
             sweep_window_ms=self.config.private_sweep_window_ms,
+            http_port=self.config.http_port,
         )
         process = None
         if self.addresses is not None and self.rooms == 1:  # a restart keeps a single port
@@ -112,6 +113,11 @@ class EnvServer:
     def generation(self) -> int:
         """How many private servers have been started for this env (0 for a config server)."""
         return self.private.generation if self.private is not None else 0
+
+    @property
+    def web_url(self) -> str | None:
+        """The private server's web page (``http_port`` set), else None."""
+        return self.process.web_url if self.process is not None else None
 
     @property
     def label(self) -> str | None:

@@ -15,6 +15,7 @@ An asyncio shell around the sans-I/O protocol (``rllib_curling.protocol``) and t
 | ``records``    | the JSONL game records                                                 |
 | ``process``    | ``ServerProcess``: a ``curling server`` child process (the env's        |
 |                | private servers); the only module other layers may import besides this |
+| ``web``        | the page that shows the games (``--http-port``; ``curling replay``)    |
 
 **Seats** (protocol.md §2). A client sends ``CONNECTKEY:<key>``; it is seated as Player1 or
 Player2 (order of arrival) and gets ``NAME PlayerN `` then ``CONNECTNAME PlayerN `` (legacy first).
@@ -52,6 +53,11 @@ is dropped after ``ready_timeout``, a turn timeout loses the stone (it counts as
 play), and ``forfeit_after`` of them in a row forfeit the game. A disconnect mid-game ends the
 game: the other seat gets ``GAMEOVER WIN`` and the 5 empties. Every connection that leaves
 before its match is closed at once.
+
+**Watching** (``http_port``, from ``--http-port`` or ``HttpPort`` in the platform's
+``conf/config.ini``): a web page on that port shows every match live (see ``web``); each match
+writes its records to the page's hub as to its records file, and a slow browser never slows a
+game. Off by default, and on the env's private servers unless asked (no port, no cost).
 
 Python API: ``run_server(config)`` (blocking, SIGINT/SIGTERM stop it) and
 ``start_server_thread(config) -> ServerHandle`` (``.address``, ``.stop()``). Every decision where

@@ -7,8 +7,8 @@ The course platform's stand-alone server reads ``conf/config.ini``::
     TcpPort=7788
 
 ``read_platform_ini(path)`` returns those two ports; ``curling server --config conf/config.ini``
-listens on ``TcpPort`` (explicit flags win). ``HttpPort`` is reported but unused: there is no web
-page yet.
+listens on ``TcpPort`` and serves the page that shows the games (``server.web``) on ``HttpPort``
+(explicit flags win).
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ class ServerConfig:
     | ports              | how many ports (rooms) to listen on: ``tcp_port`` and the next ones,  |
     |                    | or as many free ports with ``tcp_port`` 0; room i is a server of its  |
     |                    | own (lobby, match numbering, seed + i) in this one process           |
-    | http_port          | the platform's web port, reported only (no web page yet)              |
+    | http_port          | the page that shows the games (``server.web``): None = no page (no   |
+    |                    | port, no cost), 0 = a free port, else that port, on ``host``          |
     | ends               | ends per game: a positive int (4 四局制, 8) or -1 (无限局制)           |
     | games              | games per pair on the same connections; 0 = until stopped             |
     | seed               | base seed; game g of match m uses default_rng([seed, m, g]); None =   |

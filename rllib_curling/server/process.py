@@ -2,7 +2,8 @@
 
 The child binds loopback ports chosen by the OS (``--tcp-port 0``; ``ports`` of them, one per
 room) and prints ``LISTENING <host> <port> [<port> ...]`` once it accepts connections; we read
-that line. It also exits when its
+that line. A private server serves no web page (no port, no cost) unless ``http_port`` asks for
+one: then it prints ``WEB <url>`` next, which becomes ``web_url``. It also exits when its
 standard input closes (``--exit-with-parent``), so a parent that dies, even by SIGKILL, leaves no
 server behind; ``stop()`` and an ``atexit`` hook cover normal exits.
 """
@@ -38,6 +39,8 @@ class ServerOptions:
     turn_timeout: float = 120.0
     log_dir: str | None = None
     sweep_window_ms: int = 0
+    #: The page that shows the games: None = none (default), 0 = a free port, else that port.
+    http_port: int | None = None
 
     def argv(self) -> list[str]:
         args = [
@@ -50,6 +53,8 @@ class ServerOptions:
             args += ["--seed", str(self.seed)]
         if self.log_dir:
             args += ["--log-dir", self.log_dir]
+        if self.http_port is not None:
+            args += ["--http-port", str(self.http_port)]
         return args
 
 
@@ -73,6 +78,7 @@ class ServerProcess:
             start_new_session=True,
         )
         _LIVE.add(self)
+        self.web_url: str | None = None
         self.addresses = self._read_addresses()
         self.address = self.addresses[0]
 
@@ -85,17 +91,21 @@ class ServerProcess:
 
     def _read_addresses(self) -> list[tuple[str, int]]:
         deadline = time.monotonic() + START_TIMEOUT_S
-        line = ""
+        line = head = ""
+        lines_needed = 1 if self.options.http_port is None else 2  # LISTENING, then WEB
         while time.monotonic() < deadline:
             # pread: the child shares the file's offset, so never move it from here.
             head = os.pread(self._out.fileno(), 4096, 0).decode("utf-8", "replace")
             line = head.split("\n", 1)[0] + ("\n" if "\n" in head else "")
-            if line.endswith("\n") or self._proc.poll() is not None:
+            if head.count("\n") >= lines_needed or self._proc.poll() is not None:
                 break
             time.sleep(0.01)
         parts = line.split()
+        web = head.split("\n")[1].split() if head.count("\n") >= 2 else []
         if len(parts) == 2 + self.options.ports and parts[0] == "LISTENING":
-            return [(parts[1], int(port)) for port in parts[2:]]
+            if lines_needed == 1 or (len(web) == 2 and web[0] == "WEB"):
+                self.web_url = web[1] if web else None
+                return [(parts[1], int(port)) for port in parts[2:]]
         err = os.pread(self._err.fileno(), 1 << 16, 0).decode("utf-8", "replace").strip()
         code = self._proc.poll()
         self.stop()

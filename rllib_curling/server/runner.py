@@ -50,9 +50,11 @@ async def serve(
     on_listening: Callable[[list[tuple[str, int]]], None] | None = None,
     stop_event: asyncio.Event | None = None,
     warm_up: bool = True,
+    on_web: Callable[[str], None] | None = None,
 ) -> None:
     """Run a server until ``stop_event`` is set (or forever); raises ``ServerStartError``.
-    ``on_listening`` gets the ``(host, port)`` of every room once the server accepts."""
+    ``on_listening`` gets the ``(host, port)`` of every room once the server accepts, then
+    ``on_web(url)`` the page's URL when the server serves the page."""
     server = CurlingServer(config)
     addresses = await server.start()  # bind first: a port in use fails at once
     try:
@@ -63,6 +65,8 @@ async def serve(
         raise
     if on_listening is not None:
         on_listening(addresses)
+    if on_web is not None and server.web is not None:
+        on_web(server.web.url)
     try:
         await (stop_event.wait() if stop_event is not None else asyncio.Event().wait())
     finally:
@@ -75,12 +79,14 @@ def run_server(
     announce: bool = False,
     exit_with_parent: bool = False,
     on_listening: Callable[[list[tuple[str, int]]], None] | None = None,
+    on_web: Callable[[str], None] | None = None,
 ) -> int:
     """Run a server in this thread until SIGINT/SIGTERM (or stdin EOF with ``exit_with_parent``).
 
     ``announce`` prints ``LISTENING <host> <port> [<port> ...]`` (every room's port) to stdout
-    once accepting; ``on_listening`` is called then with the rooms' ``(host, port)``. Returns 0;
-    raises ``ServerStartError``.
+    once accepting, then ``WEB <url>`` when it serves the page; ``on_listening`` is called then
+    with the rooms' ``(host, port)`` and ``on_web`` with the page's URL. Returns 0; raises
+    ``ServerStartError``.
     """
 
     async def main() -> None:
@@ -101,7 +107,13 @@ def run_server(
             if on_listening is not None:
                 on_listening(addresses)
 
-        await serve(config, on_listening=listening, stop_event=stop)
+        def web(url: str) -> None:
+            if announce:
+                print(f"WEB {url}", flush=True)
+            if on_web is not None:
+                on_web(url)
+
+        await serve(config, on_listening=listening, stop_event=stop, on_web=web)
 
     _run(main())
     return 0
@@ -137,12 +149,13 @@ def _watch_stdin(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> None:
 
 class ServerHandle:
     """A server running in a background thread: ``address`` (host, port), ``addresses`` (of
-    every room) and ``stop()``."""
+    every room), ``web_url`` (the page's URL with ``http_port``, else None) and ``stop()``."""
 
     def __init__(self, config: ServerConfig, *, warm_up: bool = True) -> None:
         self.config = config
         self.address: tuple[str, int] | None = None
         self.addresses: list[tuple[str, int]] = []
+        self.web_url: str | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
         self._error: BaseException | None = None
@@ -163,9 +176,17 @@ class ServerHandle:
 
             def listening(addresses: list[tuple[str, int]]) -> None:
                 self.address, self.addresses = addresses[0], addresses
+                if self.config.http_port is None:
+                    self._ready.set()
+
+            def web(url: str) -> None:
+                self.web_url = url
                 self._ready.set()
 
-            await serve(self.config, on_listening=listening, stop_event=self._stop, warm_up=warm_up)
+            await serve(
+                self.config, on_listening=listening, stop_event=self._stop, warm_up=warm_up,
+                on_web=web,
+            )  # fmt: skip
 
         try:
             asyncio.run(main())

@@ -42,6 +42,7 @@ from rllib_curling.server.match import Match
 from rllib_curling.server.players import BotPlayer, Player, RemotePlayer, ready_client
 from rllib_curling.server.records import RECORD_VERSION, GameRecorder
 from rllib_curling.server.throttle import KeyThrottle
+from rllib_curling.server.web import TeeRecorder, WatchHub, WebServer
 
 log = logging.getLogger("rllib_curling.server")
 
@@ -77,6 +78,9 @@ class CurlingServer:
         self._seats_freed = asyncio.Event()
         self._handlers: set[asyncio.Task[None]] = set()
         self._keys = KeyThrottle()
+        #: The page (``--http-port``): every match also writes its records to the hub.
+        self.hub = WatchHub(blank_end=config.blank_end) if config.http_port is not None else None
+        self.web: WebServer | None = None
 
     @property
     def address(self) -> tuple[str, int] | None:
@@ -99,6 +103,9 @@ class CurlingServer:
         try:
             for room in self.rooms:
                 await self._listen(room, host)
+            if self.hub is not None:  # one page for every room
+                self.web = WebServer(self.hub, host, self.config.http_port or 0)
+                await self.web.start()
         except ServerStartError:
             self._close_listeners()
             raise
@@ -145,6 +152,8 @@ class CurlingServer:
         for task in list(self._handlers):
             task.cancel()
         await asyncio.gather(*self._handlers, return_exceptions=True)
+        if self.web is not None:
+            await self.web.stop()
         self.recorder.close()
 
     # -- connections and seats -----------------------------------------------------------------
@@ -304,11 +313,12 @@ class CurlingServer:
         """Create and run a match in ``room``; False (its clients are then closed by their
         handlers) when it cannot be created."""
         in_room = f"r{room.index}-" if len(self.rooms) > 1 else ""
+        recorder = self.recorder if self.hub is None else TeeRecorder(self.recorder, self.hub)
         try:
             match = Match(
                 players,
                 config=self.config,
-                recorder=self.recorder,
+                recorder=recorder,
                 match_index=room.matches_started,
                 seed=room.seed,
                 game_id_prefix=f"{self.recorder.run_id}-{in_room}",

@@ -6,6 +6,9 @@ with ``~``. For each opponent the policy (greedy) plays ``--episodes`` games on 
 server, the hammer alternating; the table gives won, drawn and lost games, the win rate with
 draws counted half, and the mean score. Evaluation seeds (``--seed``, default ``EVAL_SEED``)
 are not ones training uses (training servers draw random seeds).
+
+``--watch`` shows the games on a web page (one URL for every opponent, printed first): live
+while they are played, and afterwards every game of the evaluation, until Ctrl+C.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -86,6 +90,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--server", default="auto", help="'auto' (default) or host:port")
     p.add_argument("--module-id", default="default_policy", help="module to load")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
+    p.add_argument("--watch", action="store_true",
+                   help="show the games on a web page (its URL is printed); after the games "
+                   "it shows all of them until Ctrl+C (needs --server auto)")  # fmt: skip
     # Accepted for compatibility with Ray's former command; the checkpoint says what it is.
     p.add_argument("--run", "--algo", dest="run", help=argparse.SUPPRESS)
     p.add_argument("--env", help=argparse.SUPPRESS)
@@ -102,15 +109,20 @@ def evaluate(
     module_id: str = "default_policy",
     echo: bool = True,
     player: Any = None,
+    watch: dict[str, Any] | None = None,
 ) -> EvaluationResult:
-    """Play ``episodes`` games of the checkpoint's policy against built-in ``opponent``."""
+    """Play ``episodes`` games of the checkpoint's policy against built-in ``opponent``.
+
+    ``watch``: env_config keys of the private server's web page (``http_port``, ``log_dir``).
+    """
     from rllib_curling.env.curling_env import CurlingEnv
     from rllib_curling.rl.policy_player import PolicyPlayer
 
     player = player or PolicyPlayer.from_checkpoint(checkpoint, module_id)
     env = CurlingEnv(
-        {"opponent": opponent, "ends": ends, "seed": seed, "server": server, **player.env_config()}
-    )
+        {"opponent": opponent, "ends": ends, "seed": seed, "server": server,
+         **player.env_config(), **(watch or {})}
+    )  # fmt: skip
     result = EvaluationResult(opponent=opponent)
     try:
         for game in range(1, episodes + 1):
@@ -165,15 +177,61 @@ def run(args: argparse.Namespace) -> int:
     except (FileNotFoundError, ValueError) as exc:
         print(f"rllib evaluate: {exc}", file=sys.stderr)
         return 2
+    if args.watch and args.server != "auto":
+        print("rllib evaluate: --watch needs --server auto (a server of your own shows its "
+              "games with `curling server --http-port PORT`)", file=sys.stderr)  # fmt: skip
+        return 2
     if not args.json:
         print(f"evaluating {path}", flush=True)
-    results = [
-        evaluate(str(path), args.episodes, level, args.ends, args.seed + level, args.server,
-                 args.module_id, echo=not args.json, player=player)
-        for level in args.opponent
-    ]  # fmt: skip
-    if args.json:
-        print(json.dumps({"checkpoint": str(path), "opponents": [r.as_dict() for r in results]}))
-    else:
-        print(table(results))
+    with tempfile.TemporaryDirectory(prefix="rllib-evaluate-") as records:
+        watch = _watch(records, sys.stderr if args.json else sys.stdout) if args.watch else None
+        results = [
+            evaluate(str(path), args.episodes, level, args.ends, args.seed + level, args.server,
+                     args.module_id, echo=not args.json, player=player, watch=watch)
+            for level in args.opponent
+        ]  # fmt: skip
+        if args.json:
+            print(
+                json.dumps({"checkpoint": str(path), "opponents": [r.as_dict() for r in results]})
+            )
+        else:
+            print(table(results))
+        if watch is not None:
+            return _show_all(records, watch["http_port"], sys.stderr if args.json else sys.stdout)
+    return 0
+
+
+def _watch(records: str, out: Any) -> dict[str, Any]:
+    """env_config keys for watching: one free port for every private server, and records."""
+    import socket
+
+    with socket.socket() as sock:  # one port for every opponent's server: one URL
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    print(f"watch the games at http://127.0.0.1:{port}/", file=out, flush=True)
+    return {"http_port": port, "log_dir": records}
+
+
+def _show_all(records: str, port: int, out: Any) -> int:
+    """Every game of the evaluation on the same page, until Ctrl+C."""
+    from pathlib import Path
+
+    from rllib_curling.errors import ConfigError, ServerStartError
+    from rllib_curling.server.web import WebHandle
+    from rllib_curling.server.web.replay import replay_hub
+
+    try:
+        files = sorted(Path(records).glob("*.jsonl"))  # the env's last game is cut short: left out
+        hub = replay_hub(files, title="rllib evaluate", finished_only=True)
+        web = WebHandle(hub, "127.0.0.1", port)
+    except (ConfigError, ServerStartError) as exc:
+        print(f"rllib evaluate: {exc}", file=sys.stderr)
+        return 1
+    print(f"all {len(hub.games())} games stay on {web.url} until Ctrl+C", file=out, flush=True)
+    try:
+        web.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        web.stop()
     return 0

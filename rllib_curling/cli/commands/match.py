@@ -4,6 +4,10 @@ A player is a built-in bot level (``3`` or ``bot:3``) or ``tcp:HOST:PORT``, an e
 server is started on HOST:PORT with the other player (a bot) seated against any client that
 connects without a ``:N`` key suffix; the command waits for the external AI to play the games.
 Results are counted from A's view; a draw counts as half a win in the win rate.
+
+``--watch`` serves a web page on a free port (``server.web``) that shows every game, live and
+afterwards, with the stones moving along their trajectories; after the games the command keeps
+the page up until Ctrl+C. The games are the same with and without it.
 """
 
 from __future__ import annotations
@@ -11,8 +15,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TextIO
+from typing import Any, TextIO
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ends", type=int, default=4, help="ends per game (default 4)")
     p.add_argument("--seed", type=int, default=0, help="seed; game g uses [seed, g] (default 0)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument(
+        "--watch", action="store_true",
+        help="show the games on a web page (a free port on 127.0.0.1; the URL is printed); "
+        "it stays up after the games until Ctrl+C",
+    )  # fmt: skip
     p.set_defaults(func=run)
 
 
@@ -105,12 +115,59 @@ def _run_bots(a: PlayerSpec, b: PlayerSpec, args: argparse.Namespace) -> int:
             flush=True,
         )
 
-    result = play_match(bot_a, bot_b, args.games, args.ends, args.seed, progress=progress)
-    if args.json:
-        print(json.dumps({**result.as_dict(), "a": str(a), "b": str(b)}))
-    else:
-        print(summary(str(a), result.wins, result.draws, result.losses, *result.mean_points))
+    web = feed = None
+    if args.watch:
+        web, feed = _watch_bots(a, b, bot_a.name, bot_b.name, args.ends, out)
+        if web is None:
+            return 1
+        shown = progress
+
+        def progress(g: int, game: GameResult) -> None:
+            feed.game_over(g, game.end_scores, game.totals)
+            shown(g, game)
+
+    hook = feed.on_throw if feed is not None else None
+    try:
+        result = play_match(
+            bot_a, bot_b, args.games, args.ends, args.seed, progress=progress, on_throw=hook
+        )
+        if args.json:
+            print(json.dumps({**result.as_dict(), "a": str(a), "b": str(b)}))
+        else:
+            print(summary(str(a), result.wins, result.draws, result.losses, *result.mean_points))
+        if web is not None:
+            _linger(web.url, web.wait, out)
+    finally:
+        if web is not None:
+            web.stop()
     return 0
+
+
+def _watch_bots(
+    a: PlayerSpec, b: PlayerSpec, name_a: str, name_b: str, ends: int, out: TextIO
+) -> tuple[Any, Any]:
+    """The page for in-process bot games: (WebHandle, BotMatchFeed), or (None, None)."""
+    from rllib_curling.errors import ServerStartError
+    from rllib_curling.server.web import WatchHub, WebHandle
+    from rllib_curling.server.web.feeds import BotMatchFeed
+
+    try:
+        web = WebHandle(WatchHub(frames=None))
+    except ServerStartError as exc:
+        print(f"curling match: {exc}", file=sys.stderr)
+        return None, None
+    feed = BotMatchFeed(web.publish, (name_a, name_b), ends, kinds=(str(a), str(b)))
+    print(f"watch the games at {web.url}", file=out, flush=True)
+    return web, feed
+
+
+def _linger(url: str, wait: Callable[[], None], out: TextIO) -> None:
+    """Keep the page up until Ctrl+C."""
+    print(f"the games stay on {url} until Ctrl+C", file=out, flush=True)
+    try:
+        wait()
+    except KeyboardInterrupt:
+        pass
 
 
 def summary(name: str, wins: int, draws: int, losses: int, pa: float, pb: float) -> str:
@@ -150,6 +207,7 @@ def _run_external(a: PlayerSpec, b: PlayerSpec, args: argparse.Namespace) -> int
             ends=args.ends,
             seed=args.seed,
             log_dir=log_dir,
+            http_port=0 if args.watch else None,
         )
         try:
             handle = start_server_thread(config)
@@ -163,12 +221,23 @@ def _run_external(a: PlayerSpec, b: PlayerSpec, args: argparse.Namespace) -> int
             file=out,
             flush=True,
         )
+        if handle.web_url:
+            print(f"watch the games at {handle.web_url}", file=out, flush=True)
         try:
             games = _collect(log_dir, args.games, a, out)
+            _report(a, b, games, args)
+            if handle.web_url and len(games) == args.games:  # not after a Ctrl+C
+                _linger(handle.web_url, _forever, out)
         finally:
             handle.stop()
-    _report(a, b, games, args)
     return 0
+
+
+def _forever() -> None:
+    import time
+
+    while True:
+        time.sleep(3600)
 
 
 def _collect(log_dir: str, n: int, a: PlayerSpec, out: TextIO) -> list[tuple[int, int, str]]:

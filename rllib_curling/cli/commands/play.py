@@ -28,6 +28,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--timeout", type=float, default=600.0, help="seconds to wait for the server (default 600)"
     )
+    p.add_argument(
+        "--watch", action="store_true",
+        help="show the games on a web page as this client sees them (the stones' positions "
+        "after every shot; a free port, the URL is printed); it stays up after the session "
+        "until Ctrl+C. To see trajectories, run `curling server --http-port PORT` instead",
+    )  # fmt: skip
     p.set_defaults(func=run)
 
 
@@ -42,6 +48,19 @@ def run(args: argparse.Namespace) -> int:
         print(f"curling play: {exc}", file=sys.stderr)
         return 2
     client = CurlingClient(args.host, args.port, key=args.key, name=args.name, timeout=args.timeout)
+    web = None
+    if args.watch:
+        from rllib_curling.errors import ServerStartError
+        from rllib_curling.server.web import WatchHub, WebHandle
+        from rllib_curling.server.web.feeds import ClientFeed
+
+        try:
+            web = WebHandle(WatchHub(frames=None))
+        except ServerStartError as exc:
+            print(f"curling play: {exc}", file=sys.stderr)
+            return 1
+        client.on_message = ClientFeed(web.publish, args.name).message
+        print(f"watch the games at {web.url}", flush=True)
     try:
         seat = client.connect()
         print(f"connected to {client.address} as Player{seat + 1}", flush=True)
@@ -53,8 +72,18 @@ def run(args: argparse.Namespace) -> int:
         games = play_session(player, client, on_game)
     except ConnectionLostError as exc:
         print(f"curling play: {exc}", file=sys.stderr)
+        if web is not None:
+            web.stop()
         return 1
     finally:
         client.close()
     print(f"session over after {games} game(s)")
+    if web is not None:
+        print(f"the games stay on {web.url} until Ctrl+C", flush=True)
+        try:
+            web.wait()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            web.stop()
     return 0

@@ -16,6 +16,7 @@ Headless digital-curling (数字冰壶) server speaking the course platform's TC
 connect with CONNECTKEY:<key> (suffix :0 = debug mode against the dumb robot, :1 .. :8 = built-in
 AI n; no suffix = two clients play each other). Games start as soon as both seats are filled
 and ready. Bot games run side by side (up to --max-matches), whatever the two-client seats do.
+With --http-port (or HttpPort in --config) a web page on that port shows every game live.
 """
 
 
@@ -38,7 +39,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--config",
         default=None,
         metavar="INI",
-        help="the platform's conf/config.ini: [ROOT] TcpPort (HttpPort is reported, unused)",
+        help="the platform's conf/config.ini: [ROOT] TcpPort, and HttpPort for the page",
+    )
+    p.add_argument(
+        "--http-port",
+        type=int,
+        default=None,
+        metavar="PORT",
+        help="serve a web page showing the games live on this port (the platform uses 9007); "
+        "0 = a free port (default: HttpPort of --config, else no page)",
+    )
+    p.add_argument(
+        "--no-http", action="store_true", help="no web page, even with HttpPort in --config"
     )
     p.add_argument(
         "--ends",
@@ -163,6 +175,10 @@ def build_config(args: argparse.Namespace) -> ServerConfig:
         tcp_port, http_port = read_platform_ini(args.config)
     if args.tcp_port is not None:
         tcp_port = args.tcp_port
+    if args.http_port is not None:
+        http_port = args.http_port
+    if args.no_http:
+        http_port = None
     return ServerConfig(
         host=args.host,
         tcp_port=DEFAULT_TCP_PORT if tcp_port is None else tcp_port,
@@ -194,19 +210,18 @@ def _banner(config: ServerConfig) -> Callable[[list[tuple[str, int]]], None]:
         more = f" (and {len(addresses) - 1} more ports: rooms)" if len(addresses) > 1 else ""
         games = config.games or "unlimited"
         ends = "unlimited" if config.ends == -1 else config.ends
-        web = (
-            f"; HttpPort {config.http_port} not served (no web page yet)"
-            if config.http_port
-            else ""
-        )
         print(
             f"curling server: listening on {address[0]}:{address[1]}{more}, {ends} ends, "
-            f"{games} game(s) per pair{web}. Stop with Ctrl+C.",
+            f"{games} game(s) per pair. Stop with Ctrl+C.",
             file=sys.stderr,
             flush=True,
         )
 
     return banner
+
+
+def _web_banner(url: str) -> None:
+    print(f"curling server: watch the games at {url}", file=sys.stderr, flush=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -226,6 +241,7 @@ def run(args: argparse.Namespace) -> int:
             announce=args.announce,
             exit_with_parent=args.exit_with_parent,
             on_listening=None if args.announce else _banner(config),
+            on_web=None if args.announce else _web_banner,
         )
     except ServerStartError as exc:
         print(f"curling server: {exc}", file=sys.stderr)

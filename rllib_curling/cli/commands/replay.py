@@ -1,0 +1,69 @@
+"""``curling replay RECORD.jsonl``: play a recorded game back on the web page."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+
+def port(text: str) -> int:
+    """A TCP port 0..65535 (argparse type)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= value < 65536:
+        raise argparse.ArgumentTypeError(f"a port is 0..65535, got {value}")
+    return value
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "replay",
+        help="play recorded games back on a web page",
+        description="Serve a web page that plays back the games of a records file (written by "
+        "`curling server --log-dir DIR`), with play, pause, step and seek per shot, and the "
+        "stones moving along their trajectories. The page can also open other record files.",
+    )
+    p.add_argument("record", metavar="RECORD.jsonl", help="a records file of curling server")
+    p.add_argument(
+        "--game", type=int, default=None, metavar="N",
+        help="the game to open first, counted from 1 in the file (default: the first)",
+    )  # fmt: skip
+    p.add_argument(
+        "--host", default="127.0.0.1", help="address to serve the page on (default: %(default)s)"
+    )
+    p.add_argument(
+        "--http-port", type=port, default=0, metavar="PORT",
+        help="port of the page; 0 = a free one (default: %(default)s)",
+    )  # fmt: skip
+    p.add_argument("-v", "--verbose", action="count", default=0, help="-v info, -vv debug logs")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rllib_curling.errors import ConfigError, ServerStartError
+    from rllib_curling.server.web import WebHandle
+    from rllib_curling.server.web.replay import replay_hub
+
+    level = logging.WARNING - 10 * min(args.verbose, 2)
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        hub = replay_hub(args.record, args.game)
+        handle = WebHandle(hub, args.host, args.http_port)
+    except (ConfigError, ServerStartError) as exc:
+        print(f"curling replay: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, ConfigError) else 1
+    n = len(hub.games())
+    print(
+        f"curling replay: {n} game(s) from {args.record} at {handle.url} . Stop with Ctrl+C.",
+        flush=True,
+    )
+    try:
+        handle.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        handle.stop()
+    return 0

@@ -1,0 +1,385 @@
+// The page: the list of games (GET /api/events), one game's events (GET /api/games/<id> for
+// what happened so far, then /api/games/<id>/events for what comes), playback and drawing.
+// window.curlingView.state() tells what is on the page (the browser tests read it).
+"use strict";
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const params = new URLSearchParams(location.search);
+  const S = {
+    geo: null, info: { mode: "live" }, list: [], local: [],
+    game: null, gameId: null, isLocal: false, source: null,
+    shown: 0, anim: null, playing: false, follow: true, speed: 4, wait: 0,
+    drawn: [], views: null, fetching: false,
+  };
+
+  async function getJSON(url, options) {
+    const response = await fetch(url, options);
+    if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+    return response.json();
+  }
+
+  async function main() {
+    [S.geo, S.info] = await Promise.all([getJSON("/api/sheet"), getJSON("/api/info")]);
+    S.views = {
+      house: CurlingSheet.view("house", S.geo, $("house")),
+      sheet: CurlingSheet.view("sheet", S.geo, $("sheet")),
+    };
+    $("mode").textContent = S.info.mode === "replay" ? `replay · ${S.info.title || ""}` : "live";
+    const speed = Number(params.get("speed"));
+    if (speed > 0) {
+      if (![...$("speed").options].some((o) => Number(o.value) === speed)) {
+        $("speed").add(new Option(`${speed}×`, String(speed)));
+      }
+      $("speed").value = String(speed);
+    }
+    S.speed = Number($("speed").value);
+    S.follow = S.info.mode !== "replay" && params.get("follow") !== "0";
+    $("follow").checked = S.follow;
+    bindControls();
+    listStream();
+    requestAnimationFrame(tick);
+  }
+
+  // -- the list of games -----------------------------------------------------------------------
+
+  function listStream() {
+    const source = new EventSource("/api/events");
+    source.addEventListener("games", (e) => {
+      S.list = JSON.parse(e.data).games;
+      renderList();
+      autoSelect();
+    });
+  }
+
+  function autoSelect() {
+    const live = S.list.filter((g) => g.status === "live");
+    if (S.gameId == null) {
+      const wanted = params.get("game") || S.info.game;
+      const pick = S.list.find((g) => g.id === wanted) || live[live.length - 1]
+        || (S.info.mode === "replay" ? S.list[0] : S.list[S.list.length - 1]);
+      if (pick) select(pick.id);
+      return;
+    }
+    const gone = !S.isLocal && !S.list.some((g) => g.id === S.gameId); // a new server (restart)
+    if (S.follow && gone && S.list.length) {
+      select((live[live.length - 1] || S.list[S.list.length - 1]).id);
+      return;
+    }
+    if (S.follow && !S.isLocal && S.game && !S.anim) {
+      const st = CurlingGame.stateAt(S.game, S.shown);
+      const newer = live.filter((g) => g.id !== S.gameId);
+      if (st.over && st.n === S.game.shots.length && newer.length) select(newer[newer.length - 1].id);
+    }
+  }
+
+  function renderList() {
+    const ul = $("games");
+    ul.textContent = "";
+    const items = [
+      ...S.list.map((g) => ({ id: g.id, local: false, g })),
+      ...S.local.map((m) => ({ id: m.id, local: true, g: summaryOf(m) })),
+    ];
+    if (!items.length) {
+      ul.innerHTML = '<li class="empty">no games yet</li>';
+      return;
+    }
+    for (const { id, local, g } of items) {
+      const li = document.createElement("li");
+      li.dataset.id = id;
+      if (id === S.gameId) li.className = "selected";
+      const state = g.status === "live" ? '<span class="live">● live</span>' : g.status;
+      const where = local ? g.title : `match ${g.match}, game ${Number(g.game) + 1}`;
+      li.innerHTML = `<div>${esc(g.players[0])} – ${esc(g.players[1])}</div>`
+        + `<div>${g.totals[0]} : ${g.totals[1]} · ${state} · ${esc(where)}</div>`;
+      li.onclick = () => select(id, local);
+      ul.appendChild(li);
+    }
+  }
+
+  function summaryOf(model) {
+    const st = CurlingGame.stateAt(model, model.shots.length);
+    return { players: model.players, totals: st.totals, status: "file", title: model.title };
+  }
+
+  // -- one game --------------------------------------------------------------------------------
+
+  async function select(id, local = false) {
+    if (S.source) S.source.close();
+    S.source = null;
+    S.gameId = id;
+    S.isLocal = local;
+    S.anim = null;
+    S.shown = 0;
+    renderList();
+    if (local) {
+      S.game = S.local.find((m) => m.id === id);
+      S.playing = true;
+      return;
+    }
+    const game = CurlingGame.create(id);
+    S.game = game;
+    let snapshot;
+    try {
+      snapshot = await getJSON(`/api/games/${encodeURIComponent(id)}`);
+    } catch (err) {
+      $("note").textContent = `cannot load the game: ${err.message}`;
+      return;
+    }
+    if (S.game !== game) return; // another game was picked meanwhile
+    for (const event of snapshot.events) CurlingGame.add(game, event);
+    const live = snapshot.summary.status === "live";
+    S.shown = S.follow && live ? game.shots.length : 0;
+    S.playing = !live && !S.follow;
+    if (S.info.mode === "replay") S.playing = params.get("autoplay") !== "0";
+    if (live) openStream(game);
+  }
+
+  function openStream(game) {
+    const url = `/api/games/${encodeURIComponent(game.id)}/events?after=${game.lastSeq}`;
+    const source = new EventSource(url);
+    S.source = source;
+    for (const type of ["game_start", "shot", "reset", "game"]) {
+      source.addEventListener(type, (e) => {
+        if (S.game !== game) return;
+        CurlingGame.add(game, JSON.parse(e.data));
+        if (type === "game") source.close(); // nothing more will come
+      });
+    }
+  }
+
+  // -- playback --------------------------------------------------------------------------------
+
+  function bindControls() {
+    $("play").onclick = () => { S.playing = !S.playing; S.follow = false; $("follow").checked = false; };
+    $("step").onclick = () => { stop(); startAnim(S.shown); };
+    $("back").onclick = () => { stop(); S.shown = Math.max(0, S.shown - 1); };
+    $("first").onclick = () => { stop(); S.shown = 0; };
+    $("last").onclick = () => { stop(); S.shown = S.game ? S.game.shots.length : 0; };
+    $("seek").oninput = (e) => { stop(); S.shown = Number(e.target.value); };
+    $("speed").onchange = (e) => { S.speed = Number(e.target.value); };
+    $("follow").onchange = (e) => { S.follow = e.target.checked; if (S.follow) S.playing = false; };
+    $("file").onchange = (e) => openFile(e.target.files[0]);
+  }
+
+  function stop() {
+    S.playing = false;
+    S.follow = false;
+    $("follow").checked = false;
+    if (S.anim) { S.shown = S.anim.index + 1; S.anim = null; }
+  }
+
+  async function openFile(file) {
+    if (!file) return;
+    const models = CurlingGame.fromRecords(await file.text());
+    if (!models.length) {
+      $("note").textContent = `${file.name}: no games in it (a records file of curling server --log-dir)`;
+      return;
+    }
+    models.forEach((m, i) => { m.id = `file:${file.name}:${i}`; m.title = `${file.name} #${i + 1}`; });
+    S.local = models;
+    S.follow = false;
+    $("follow").checked = false;
+    select(models[0].id, true);
+  }
+
+  function startAnim(index) {
+    if (!S.game || index >= S.game.shots.length) return;
+    const shot = S.game.shots[index];
+    S.anim = { index, shot, start: null, frames: shot.frames || shot._frames || null };
+    if (!S.anim.frames && !shot._noFrames && shot.throw && (shot.shot_seed != null || shot.seed != null)) {
+      const anim = S.anim;
+      getJSON("/api/trajectory", { method: "POST", body: JSON.stringify(shot) })
+        .then((data) => { shot._frames = data.frames; anim.frames = data.frames; })
+        .catch(() => { shot._noFrames = true; })
+        .finally(() => { anim.ready = true; });
+    } else {
+      S.anim.ready = true;
+    }
+  }
+
+  function duration(anim) {
+    const f = anim.frames;
+    const moves = anim.shot.throw || anim.shot.seen === "positions";
+    return f ? ((f.xy.length - 1) * f.dt) / S.speed : (moves ? 6 / S.speed : 0.3);
+  }
+
+  function tick(now) {
+    requestAnimationFrame(tick);
+    if (!S.geo) return;
+    if (S.game) advance(now);
+    draw(now);
+    render();
+  }
+
+  function advance(now) {
+    const shots = S.game.shots.length;
+    if (S.anim) {
+      if (!S.anim.ready) return;
+      if (S.anim.start == null) S.anim.start = now;
+      if ((now - S.anim.start) / 1000 >= duration(S.anim)) {
+        S.shown = S.anim.index + 1;
+        S.anim = null;
+        S.wait = now + 500 / Math.sqrt(S.speed);
+      }
+      return;
+    }
+    if (now < S.wait || S.shown >= shots) {
+      if (S.playing && S.shown >= shots && S.game.over) S.playing = false;
+      return;
+    }
+    if (S.follow) {
+      if (shots - S.shown > 2) S.shown = shots - 1; // far behind: catch up, show the newest
+      startAnim(S.shown);
+    } else if (S.playing) {
+      startAnim(S.shown);
+    }
+  }
+
+  // Positions during an animation: the engine's frames (linear between them), else a slide.
+  function animPositions(anim, now) {
+    const shot = anim.shot;
+    const pos = shot.before.map((p) => [...p]);
+    const t = anim.start == null ? 0 : ((now - anim.start) / 1000) * S.speed;
+    const f = anim.frames;
+    if (f) {
+      const j = Math.min(t / f.dt, f.xy.length - 1);
+      const a = f.xy[Math.floor(j)], b = f.xy[Math.ceil(j)], u = j - Math.floor(j);
+      f.stones.forEach((k, m) => {
+        const xa = a[2 * m], ya = a[2 * m + 1], xb = b[2 * m], yb = b[2 * m + 1];
+        const gone = (xa === 0 && ya === 0) || (xb === 0 && yb === 0);
+        pos[k] = gone ? [xb, yb] : [xa + (xb - xa) * u, ya + (yb - ya) * u];
+      });
+      return pos;
+    }
+    const u = Math.min(1, t / 6);
+    const k = shot.shot;
+    const from = [S.geo.release[0] + (shot.throw ? shot.throw[1] : 0), S.geo.release[1]];
+    const to = shot.position[k];
+    pos[k] = to[0] === 0 && to[1] === 0 ? (u < 1 ? [from[0], from[1] - u * 25] : [0, 0])
+      : [from[0] + (to[0] - from[0]) * u, from[1] + (to[1] - from[1]) * u];
+    shot.position.forEach((p, i) => {
+      const q = shot.before[i];
+      if (i !== k && !(q[0] === 0 && q[1] === 0) && !(p[0] === 0 && p[1] === 0)) {
+        pos[i] = [q[0] + (p[0] - q[0]) * u, q[1] + (p[1] - q[1]) * u];
+      }
+    });
+    return pos;
+  }
+
+  function sweeping(shot, pos) {
+    const d = shot.sweep || (shot.throw && shot.throw[3]) || 0;
+    const y = pos[shot.shot][1];
+    const until = Math.max(S.geo.midsheet_y - d, S.geo.hog_line_y);
+    return d > 0 && y <= S.geo.midsheet_y && y >= until ? { stone: shot.shot } : null;
+  }
+
+  function draw(now) {
+    const ctxH = $("house").getContext("2d"), ctxS = $("sheet").getContext("2d");
+    CurlingSheet.drawSheet(ctxH, S.views.house, S.geo);
+    CurlingSheet.drawSheet(ctxS, S.views.sheet, S.geo);
+    if (!S.game) { S.drawn = []; return; }
+    let pos, first, opts = {};
+    if (S.anim && S.anim.ready) {
+      pos = animPositions(S.anim, now);
+      first = CurlingGame.firstSeatOf(S.anim.shot);
+      opts = { moving: S.anim.shot.shot, sweep: sweeping(S.anim.shot, pos) };
+    } else {
+      const st = CurlingGame.stateAt(S.game, S.shown);
+      pos = st.position;
+      first = st.stoneFirstSeat;
+    }
+    S.drawn = CurlingSheet.drawStones(ctxH, S.views.house, S.geo, pos, first, opts);
+    CurlingSheet.drawStones(ctxS, S.views.sheet, S.geo, pos, first, opts);
+  }
+
+  // -- the panel -------------------------------------------------------------------------------
+
+  function render() {
+    const game = S.game;
+    if (!game) return;
+    const st = CurlingGame.stateAt(game, S.shown);
+    const names = game.players;
+    setHTML("teams", [0, 1].map((s) => `<div class="team"><span class="swatch" style="background:`
+      + `${CurlingSheet.TEAM_COLOURS[s]}"></span>Player${s + 1}: <b>${esc(names[s])}</b>`
+      + ` <small>${esc(game.kinds[s] || "")}</small></div>`).join(""));
+    const nEnds = game.ends > 0 ? game.ends : Math.max(st.endScores.length + 1, 1);
+    let html = "<tr><th></th>";
+    for (let e = 1; e <= nEnds; e++) html += `<th>${e}</th>`;
+    html += "<th>Total</th></tr>";
+    for (const s of [0, 1]) {
+      html += `<tr class="${st.hammer === s ? "hammer" : ""}"><td class="name">${esc(names[s])}</td>`;
+      for (let e = 0; e < nEnds; e++) html += `<td>${e < st.endScores.length ? st.endScores[e][s] : ""}</td>`;
+      html += `<td class="total">${st.totals[s]}</td></tr>`;
+    }
+    setHTML("scoreboard", html);
+    $("status").textContent = statusText(game, st);
+    $("throw").textContent = throwText(S.anim ? S.anim.shot : st.last);
+    const seek = $("seek");
+    seek.max = String(game.shots.length);
+    seek.value = String(S.anim ? S.anim.index : S.shown);
+    $("play").textContent = S.playing ? "pause" : "play";
+    const frames = S.anim && S.anim.ready && !S.anim.frames
+      && (S.anim.shot.throw || S.anim.shot.seen === "positions");
+    $("note").textContent = frames ? "no trajectory for this shot: the stones slide to where they stopped" : "";
+  }
+
+  function statusText(game, st) {
+    const names = game.players;
+    if (st.over && st.result) {
+      const [a, b] = st.result.totals;
+      const res = st.result.results || [];
+      const who = res[0] === "WIN" ? `${names[0]} wins` : res[1] === "WIN" ? `${names[1]} wins` : "a draw";
+      const why = st.result.reason && st.result.reason !== "finished" ? ` (${st.result.reason})` : "";
+      return `Final: ${names[0]} ${a} – ${b} ${names[1]} · ${who}${why}`;
+    }
+    if (st.over) return `After the last end: ${names[0]} ${st.totals[0]} – ${st.totals[1]} ${names[1]}`;
+    if (!game.started) return "Waiting for the game…";
+    const ends = game.ends > 0 ? ` of ${game.ends}` : "";
+    const turn = st.nextSeat == null ? "" : ` · ${names[st.nextSeat]} (Player${st.nextSeat + 1}) to throw`;
+    return `End ${st.end + 1}${ends} · shot ${st.shot + 1} of 16${turn}`;
+  }
+
+  function throwText(shot) {
+    if (!shot) return "";
+    const who = `Stone ${shot.shot + 1} of end ${shot.end + 1} by Player${shot.thrower + 1}`;
+    if (shot.seen === "positions") return `${who} (as this client saw it: positions only)`;
+    if (!shot.throw) return `${who}: no throw in time (the stone is lost)`;
+    const [v, h, w] = shot.throw;
+    const sweep = shot.sweep ? `, sweep ${shot.sweep.toFixed(1)} m` : "";
+    const rules = (shot.fgz_restored ? " · free guard zone: position restored" : "")
+      + (shot.centre_line_violation ? ` · centre line: ${shot.centerline_choice || "KEEP"}` : "");
+    return `${who}: v ${v.toFixed(2)} m/s, h ${h.toFixed(2)} m, w ${w.toFixed(2)} rad/s${sweep}${rules}`;
+  }
+
+  function setHTML(id, html) {
+    const el = $(id);
+    if (el.innerHTML !== html) el.innerHTML = html;
+  }
+
+  function esc(text) {
+    return String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  }
+
+  // -- what the tests read -------------------------------------------------------------------
+
+  window.curlingView = {
+    state() {
+      const game = S.game;
+      const st = game ? CurlingGame.stateAt(game, S.shown) : null;
+      return {
+        mode: S.info.mode, gameId: S.gameId, shown: S.shown, shots: game ? game.shots.length : 0,
+        animating: S.anim != null, playing: S.playing, follow: S.follow,
+        finished: st ? st.finished : false, over: st ? st.over : false,
+        players: game ? game.players : null, totals: st ? st.totals : null,
+        endScores: st ? st.endScores : null, position: st ? st.position : null,
+        stones: S.drawn.map((d) => ({ ...d })), status: $("status").textContent,
+        scoreboard: $("scoreboard").innerText, games: S.list.map((g) => g.id),
+        local: S.local.map((m) => m.id),
+      };
+    },
+    select,
+  };
+
+  main().catch((err) => { $("status").textContent = `The page could not start: ${err.message}`; });
+})();
