@@ -60,7 +60,7 @@ def _vector_steps_per_s(games: int, envs: int, seed: int) -> float:
     try:
         vector.reset(seed=seed)
         for step in range(40):  # warm-up: the server loads the engine and the bot's tables
-            vector.step(np.arange(envs) + step)
+            vector.step((np.arange(envs) + step) % n)
         played = steps = 0
         start = time.perf_counter()
         while played < games:
