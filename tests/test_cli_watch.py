@@ -25,7 +25,10 @@ def _watch_match(*args: str) -> tuple[list[str], list[dict[str, Any]], dict[str,
     last game); then Ctrl+C, which must end it with 0."""
     cmd = [sys.executable, "-m", "rllib_curling", "match", *args, "--watch"]
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        preexec_fn=_ctrl_c_as_in_a_terminal,
+    )  # fmt: skip
     lines: list[str] = []
     try:
         assert proc.stdout is not None
@@ -43,9 +46,20 @@ def _watch_match(*args: str) -> tuple[list[str], list[dict[str, Any]], dict[str,
         last["first_shot"] = shot
     finally:
         proc.send_signal(signal.SIGINT)
-        proc.communicate(timeout=30)
-    assert proc.returncode == 0
+        try:
+            _, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate()
+            pytest.fail(f"curling match --watch ignored Ctrl+C for 30 s; stderr: {err[-2000:]}")
+    assert proc.returncode == 0, err[-2000:]
     return lines, games, last
+
+
+def _ctrl_c_as_in_a_terminal() -> None:
+    """In the child before exec: SIGINT's default action, as a shell gives it (a parent that
+    ignores SIGINT, e.g. a runner started in the background, would pass its SIG_IGN on)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def test_match_watch__bot_games_on_the_page_and_the_same_games(
