@@ -228,10 +228,5 @@ def _show_all(records: str, port: int, out: Any) -> int:
         print(f"rllib evaluate: {exc}", file=sys.stderr)
         return 1
     print(f"all {len(hub.games())} games stay on {web.url} until Ctrl+C", file=out, flush=True)
-    try:
-        web.wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        web.stop()
+    web.serve_until_ctrl_c()
     return 0

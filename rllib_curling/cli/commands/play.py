@@ -80,10 +80,5 @@ def run(args: argparse.Namespace) -> int:
     print(f"session over after {games} game(s)")
     if web is not None:
         print(f"the games stay on {web.url} until Ctrl+C", flush=True)
-        try:
-            web.wait()
-        except KeyboardInterrupt:
-            pass
-        finally:
-            web.stop()
+        web.serve_until_ctrl_c()
     return 0

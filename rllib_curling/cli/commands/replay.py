@@ -60,10 +60,5 @@ def run(args: argparse.Namespace) -> int:
         f"curling replay: {n} game(s) from {args.record} at {handle.url} . Stop with Ctrl+C.",
         flush=True,
     )
-    try:
-        handle.wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        handle.stop()
+    handle.serve_until_ctrl_c()
     return 0

@@ -71,6 +71,16 @@ class WebHandle:
         while self._thread.is_alive():
             self._thread.join(0.5)
 
+    def serve_until_ctrl_c(self) -> None:
+        """Keep the page up until Ctrl+C (or ``stop()``), then stop it: the end of every
+        command that leaves its games on the page."""
+        try:
+            self.wait()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.stop()
+
     def stop(self, timeout: float = 10.0) -> None:
         """Stop serving and wait for the thread. Safe to call twice."""
         loop, stop = self._loop, self._stop
