@@ -3,35 +3,44 @@
 Pure numpy: the contract between the envs, which fill observations from what the server says,
 and the curling network, which reads them (so the network never imports the env).
 
-The observation is a flat ``float32`` vector of length ``OBS_SIZE`` = 16 * 7 + 8 = 120, made of
+The observation is a flat ``float32`` vector of length ``OBS_SIZE`` = 16 * 10 + 8 = 168, made of
 16 stone rows (in this end's throwing order, row k = stone k as POSITION lists it) followed by a
 context block. Everything is from the point of view of the agent that is about to throw.
 
-Stone row (7 features, ``STONE_FEATURES``):
+Stone row (10 features, ``STONE_FEATURES``; columns ``STONE_X`` … ``STONE_COUNTING``):
 
-| idx | name     | meaning                                                        | range     |
-|-----|----------|----------------------------------------------------------------|-----------|
-| 0   | x        | (x - 2.375) / 2.375, 0 when not in play                          | [-1, 1]   |
-| 1   | y        | (y - 4.88) / 5.645 (tee 0, far hog line 1), 0 when not in play   | [-0.4, 1] |
-| 2   | dist     | distance to the tee / 2.015 (house edge 1), 0 when not in play   | [0, 3.1]  |
-| 3   | in_play  | 1 if the stone is on the sheet                                  | {0, 1}    |
-| 4   | in_house | 1 if in the house (``rules.in_house``: centre within 2.015 m)   | {0, 1}    |
-| 5   | mine     | 1 if the stone's team is the observer's (by slot parity)         | {0, 1}    |
-| 6   | thrown   | 1 if the stone has been thrown this end (k < shot)               | {0, 1}    |
+| idx | name        | meaning                                                         | range     |
+|-----|-------------|-----------------------------------------------------------------|-----------|
+| 0   | x           | (x - 2.375) / 2.375, 0 when not in play                         | [-1, 1]   |
+| 1   | y           | (y - 4.88) / 5.645 (tee 0, far hog line 1), 0 when not in play  | [-0.4, 1] |
+| 2   | dist        | distance to the tee / 2.015 (house edge 1), 0 when not in play  | [0, 3.1]  |
+| 3   | in_play     | 1 if the stone is on the sheet                                  | {0, 1}    |
+| 4   | in_house    | 1 if in the house (``rules.in_house``: centre within 2.015 m)   | {0, 1}    |
+| 5   | mine        | 1 if the stone's team is the observer's (by slot parity)        | {0, 1}    |
+| 6   | thrown      | 1 if the stone has been thrown this end (k < shot)              | {0, 1}    |
+| 7   | protected   | 1 if the free guard zone rule keeps it in play against the next | {0, 1}    |
+|     |             | throw (stone ``shot``): an opponent stone of that thrower in    |           |
+|     |             | the zone (``rules.in_free_guard_zone``) during shots 0..4       |           |
+|     |             | (``sheet.RULE_LAST_SHOT``); see ``protected``                   |           |
+| 8   | centre_line | 1 if touching the centre line (``rules.touches_centre_line``);  | {0, 1}    |
+|     |             | with protected = 1 the no-tick rule also keeps it on the line   |           |
+| 9   | counting    | 1 if it would score were the end over now: in the house and     | {0, 1}    |
+|     |             | nearer than the other side's nearest house stone (``counting``, |           |
+|     |             | the rule of ``rules.points_from_distances``)                    |           |
 
-Context block (8 features, ``CONTEXT_FEATURES``), starting at index 112:
+Context block (8 features, ``CONTEXT_FEATURES``), starting at index ``CONTEXT_START`` = 160:
 
 | idx | name          | meaning                                                       | range   |
 |-----|---------------|---------------------------------------------------------------|---------|
-| 112 | shot          | shot number in the end / 15                                   | [0, 1]  |
-| 113 | end           | end index / max(total ends - 1, 1) (unlimited: end / 8, capped; | [0, 1]  |
+| 160 | shot          | shot number in the end / 15                                   | [0, 1]  |
+| 161 | end           | end index / max(total ends - 1, 1) (unlimited: end / 8, capped; | [0, 1]  |
 |     |               | 8 = ``UNLIMITED_MAX_ENDS``)                                   |         |
-| 114 | ends_left     | ends left after this one / total ends (unlimited: 1)          | [0, 1]  |
-| 115 | score_diff    | (my total - their total) / 8, clipped                         | [-1, 1] |
-| 116 | hammer        | 1 if I have the hammer (throw last) in this end               | {0, 1}  |
-| 117 | my_left       | my stones left to throw in this end / 8, including this one   | [0, 1]  |
-| 118 | their_left    | their stones left to throw in this end / 8                    | [0, 1]  |
-| 119 | house_score   | the end's score if it ended now, from my side / 8             | [-1, 1] |
+| 162 | ends_left     | ends left after this one / total ends (unlimited: 1)          | [0, 1]  |
+| 163 | score_diff    | (my total - their total) / 8, clipped                         | [-1, 1] |
+| 164 | hammer        | 1 if I have the hammer (throw last) in this end               | {0, 1}  |
+| 165 | my_left       | my stones left to throw in this end / 8, including this one   | [0, 1]  |
+| 166 | their_left    | their stones left to throw in this end / 8                    | [0, 1]  |
+| 167 | house_score   | the end's score if it ended now, from my side / 8             | [-1, 1] |
 """
 
 from __future__ import annotations
@@ -44,12 +53,23 @@ from rllib_curling import rules, sheet
 #: the env truncates such games after this many ends.
 UNLIMITED_MAX_ENDS = 8
 N_STONES = sheet.STONES_PER_END
-STONE_FEATURES = 7
+STONE_FEATURES = 10
 CONTEXT_FEATURES = 8
 OBS_SIZE = N_STONES * STONE_FEATURES + CONTEXT_FEATURES
 CONTEXT_START = N_STONES * STONE_FEATURES
 #: Column of each stone feature in a stone row (the table above).
-STONE_X, STONE_Y, STONE_DIST, STONE_IN_PLAY, STONE_IN_HOUSE, STONE_MINE, STONE_THROWN = range(7)
+(
+    STONE_X,
+    STONE_Y,
+    STONE_DIST,
+    STONE_IN_PLAY,
+    STONE_IN_HOUSE,
+    STONE_MINE,
+    STONE_THROWN,
+    STONE_PROTECTED,
+    STONE_CENTRE_LINE,
+    STONE_COUNTING,
+) = range(STONE_FEATURES)
 
 X_SCALE = sheet.CENTRE_X
 Y_SCALE = sheet.PLAY_Y_MAX - sheet.TEE_Y
@@ -57,12 +77,29 @@ DIST_SCALE = sheet.HOUSE_SCORE_RADIUS
 SCORE_SCALE = 8.0
 OBS_LOW = -4.0
 OBS_HIGH = 4.0
+_ROWS = np.arange(N_STONES)
 
 
 def split_observation(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Split ``(..., OBS_SIZE)`` observations: stones ``(..., 16, 7)``, context ``(..., 8)``."""
+    """Split ``(..., OBS_SIZE)`` observations: stones ``(..., 16, STONE_FEATURES)``, context
+    ``(..., CONTEXT_FEATURES)``."""
     stones = obs[..., :CONTEXT_START].reshape(*obs.shape[:-1], N_STONES, STONE_FEATURES)
     return stones, obs[..., CONTEXT_START:]
+
+
+def protected(position: np.ndarray, shot: int) -> np.ndarray:
+    """Bool (16,): stones the free guard zone rule keeps in play against throw ``shot``: the
+    thrower's opponent's stones in the zone, during shots 0..``sheet.RULE_LAST_SHOT`` (as
+    ``rules.free_guard_zone_violation_batch`` judges a throw)."""
+    return rules.fgz_protected(position, shot)
+
+
+def counting(house_dist: np.ndarray, mine: np.ndarray) -> np.ndarray:
+    """Bool (16,): stones that would score if the end ended now, given ``rules.house_distances``
+    and the rows of one side: nearer than the other side's nearest house stone (the rule of
+    ``rules.points_from_distances``; a tie for the nearest counts for nobody)."""
+    other_best = np.where(mine, house_dist[~mine].min(), house_dist[mine].min())
+    return house_dist < other_best
 
 
 def encode_observation(
@@ -79,22 +116,25 @@ def encode_observation(
     stone's number (0–15, 16 after the last). ``my_parity``: 0 if my stones are the even rows
     (I throw first in this end), 1 if I have the hammer. ``score_diff``: my total minus theirs.
     """
-    pos = np.asarray(position, dtype=np.float64).reshape(N_STONES, 2)
-    on = np.any(pos != 0.0, axis=1)
-    dist = np.hypot(pos[:, 0] - sheet.TEE_X, pos[:, 1] - sheet.TEE_Y)
-    rows = np.arange(N_STONES)
-    stones = np.zeros((N_STONES, STONE_FEATURES), dtype=np.float32)
-    stones[:, 0] = np.where(on, (pos[:, 0] - sheet.CENTRE_X) / X_SCALE, 0.0)
-    stones[:, 1] = np.where(on, (pos[:, 1] - sheet.TEE_Y) / Y_SCALE, 0.0)
-    stones[:, 2] = np.where(on, dist / DIST_SCALE, 0.0)
-    stones[:, 3] = on
-    stones[:, 4] = rules.in_house(pos)
-    stones[:, 5] = (rows % 2) == my_parity
-    stones[:, 6] = rows < shot
+    pos = rules.as_position(np.asarray(position, dtype=np.float64).reshape(N_STONES, 2))
     shot = int(np.clip(shot, 0, N_STONES))
-    mine_left = sum(1 for k in range(shot, N_STONES) if k % 2 == my_parity)
+    on = rules.in_play(pos)
+    house_dist = rules.house_distances(pos)  # inf outside the house
+    mine = _ROWS % 2 == my_parity
+    stones = np.zeros((N_STONES, STONE_FEATURES), dtype=np.float32)
+    stones[:, STONE_X] = np.where(on, (pos[:, 0] - sheet.CENTRE_X) / X_SCALE, 0.0)
+    stones[:, STONE_Y] = np.where(on, (pos[:, 1] - sheet.TEE_Y) / Y_SCALE, 0.0)
+    stones[:, STONE_DIST] = np.where(on, rules.distance_to_tee(pos) / DIST_SCALE, 0.0)
+    stones[:, STONE_IN_PLAY] = on
+    stones[:, STONE_IN_HOUSE] = np.isfinite(house_dist)
+    stones[:, STONE_MINE] = mine
+    stones[:, STONE_THROWN] = _ROWS < shot
+    stones[:, STONE_PROTECTED] = protected(pos, shot)
+    stones[:, STONE_CENTRE_LINE] = rules.touches_centre_line(pos)
+    stones[:, STONE_COUNTING] = counting(house_dist, mine)
+    mine_left = int(np.count_nonzero(mine[shot:]))
     theirs_left = (N_STONES - shot) - mine_left
-    house = rules.score_for(pos, my_parity)
+    house = int(rules.points_from_distances(house_dist, mine))
     if total_ends > 0:
         end_frac = end / max(total_ends - 1, 1)
         left = max(total_ends - end - 1, 0) / total_ends

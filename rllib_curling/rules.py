@@ -183,6 +183,15 @@ def restored_position(before: np.ndarray, shot: int) -> np.ndarray:
     return out
 
 
+def fgz_protected(position: np.ndarray, shot: int) -> np.ndarray:
+    """Bool ``(..., 16)``: stones the free guard zone rule keeps in play against throw ``shot``:
+    the thrower's opponent's stones in the zone, during shots 0..``sheet.RULE_LAST_SHOT``."""
+    zone = in_free_guard_zone(position)
+    if shot > sheet.RULE_LAST_SHOT:
+        return np.zeros_like(zone)
+    return zone & opponent_rows(shot)
+
+
 def free_guard_zone_violation_batch(
     before: np.ndarray, afters: np.ndarray, shot: int
 ) -> np.ndarray:
@@ -194,8 +203,7 @@ def free_guard_zone_violation_batch(
     afters = np.asarray(afters, dtype=np.float64)
     if shot > sheet.RULE_LAST_SHOT:
         return np.zeros(afters.shape[:-2], dtype=bool)
-    protected = in_free_guard_zone(before) & opponent_rows(shot)
-    return np.any(protected & ~in_play(afters), axis=-1)
+    return np.any(fgz_protected(before, shot) & ~in_play(afters), axis=-1)
 
 
 def centre_line_violation_batch(before: np.ndarray, afters: np.ndarray, shot: int) -> np.ndarray:

@@ -11,6 +11,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
+from rllib_curling import observation
 from rllib_curling.env import CurlingEnv
 from rllib_curling.env.vector import CurlingVectorEnv
 from rllib_curling.errors import ConfigError, ConnectionLostError, InvalidActionError
@@ -58,7 +59,7 @@ def test_vector__spaces_one_server_process_a_port_per_env_and_close_stops_it() -
     vector = CurlingVectorEnv(num_envs=4, config={"opponent": 0, "ends": 1})
     try:
         assert vector.single_observation_space == CurlingEnv().observation_space
-        assert vector.observation_space.shape == (4, 120)
+        assert vector.observation_space.shape == (4, observation.OBS_SIZE)
         assert vector.action_space.shape == (4, 3)
         assert vector.metadata["autoreset_mode"] == gym.vector.AutoresetMode.NEXT_STEP
         obs, infos = vector.reset(seed=1)
@@ -122,7 +123,7 @@ def test_vector__refuses_server_lists_and_bad_seeds() -> None:
         with pytest.raises(ValueError, match="consecutive"):
             vector.reset(seed=[3, 7])
         obs, _ = vector.reset(seed=[3, 4])
-        assert obs.shape == (2, 120)
+        assert obs.shape == (2, observation.OBS_SIZE)
     finally:
         vector.close()
 
@@ -140,7 +141,7 @@ def test_vector__hung_server_is_killed_then_reset_starts_a_new_one() -> None:
         assert time.monotonic() - start < 10.0
         assert not hung.alive()
         obs, _ = vector.reset()
-        assert obs.shape == (2, 120)
+        assert obs.shape == (2, observation.OBS_SIZE)
         assert vector.envs[1]._server.process.pid != hung.pid
         vector.step(np.array([0, 1]))
     finally:

@@ -82,4 +82,6 @@ def test_register__model_known_to_the_modelcatalog() -> None:
     ],
 )
 def test_register__gymnasium_id(code: str) -> None:
-    assert _run(f"{code}; print(e.observation_space.shape); e.close()") == "(120,)"
+    from rllib_curling.observation import OBS_SIZE
+
+    assert _run(f"{code}; print(e.observation_space.shape); e.close()") == f"({OBS_SIZE},)"

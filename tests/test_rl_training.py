@@ -1,7 +1,8 @@
 """One-iteration RLlib runs of every algorithm with the curling network, on a fake curling env.
 
 The real env (``rllib_curling.env``) is not needed: ``FakeCurlingEnv`` has the same spaces (the
-120-float observation; a Box(3) shot, or Discrete(40) with ``action="discrete"``), random
+observation of ``observation.OBS_SIZE`` floats; a Box(3) shot, or the templates with
+``action="discrete"``), random
 observations and 8-step episodes.
 """
 
@@ -19,6 +20,7 @@ import numpy as np
 import pytest
 
 from rllib_curling import observation as spaces
+from rllib_curling.aiming.templates import TEMPLATES
 from rllib_curling.rl import training
 from rllib_curling.rl.checkpoints import load_policy
 
@@ -36,7 +38,7 @@ class FakeCurlingEnv(gym.Env):
             spaces.OBS_LOW, spaces.OBS_HIGH, (spaces.OBS_SIZE,), np.float32
         )
         if config.get("action", "continuous") == "discrete":
-            self.action_space: gym.Space = gym.spaces.Discrete(40)
+            self.action_space: gym.Space = gym.spaces.Discrete(len(TEMPLATES))
         else:
             self.action_space = gym.spaces.Box(-1.0, 1.0, (3,), np.float32)
         self._rng = np.random.default_rng()

@@ -14,7 +14,7 @@ import numpy as np
 
 from rllib_curling import rules, sheet
 from rllib_curling.aiming.tables import ShotTables, aim_h, draw_speeds
-from rllib_curling.aiming.templates import TAP_DEPTH, TEMPLATES, template_throw
+from rllib_curling.aiming.templates import BASIC_TEMPLATES, TAP_DEPTH, template_throw
 
 TX, TY = sheet.TEE
 
@@ -68,5 +68,7 @@ def hit_candidates(tables: ShotTables, position: np.ndarray, spec: SearchSpec) -
 
 
 def template_candidates(tables: ShotTables, position: np.ndarray, parity: int) -> np.ndarray:
-    """(len(TEMPLATES), 4): every shot template's throw for this position."""
-    return np.array([template_throw(i, position, parity, tables) for i in range(len(TEMPLATES))])
+    """(38, 4): the throw of every basic template (``BASIC_TEMPLATES``, the first 38 of the env's
+    set, in order) for this position; the later templates are the env's only."""
+    count = len(BASIC_TEMPLATES)
+    return np.array([template_throw(i, position, parity, tables) for i in range(count)])

@@ -12,7 +12,7 @@ checked (``check_level``): the server, the env and the commands all use it.
 | 3     | RulesBot (scripted)     | takes out the opponent's shot stone, else draws to the button |
 | 4     | RulesBot (scripted)     | rules: guards, draws around guards, open-path checks,       |
 |       |                         | raises, guarding its shot stone; searches its last stone    |
-| 5     | SearchBot (search)      | tries every shot template (noise off), position heuristic  |
+| 5     | SearchBot (search)      | tries every basic shot template (noise off), heuristic     |
 | 6     | SearchBot (search)      | ~250 generated draws, guards and hits (noise off)           |
 | 7     | SearchBot (search)      | as 6, then its best 3 against the opponent's best reply     |
 | 8     | SearchBot (search)      | ~600 candidates, best 12 re-judged under noise, best 6      |

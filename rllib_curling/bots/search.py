@@ -2,7 +2,8 @@
 
 One decision:
 
-1. **Candidates** ``(N, 4)``: level 5 takes the shot templates (``aiming.templates.TEMPLATES``);
+1. **Candidates** ``(N, 4)``: level 5 takes the 38 basic shot templates
+   (``aiming.templates.BASIC_TEMPLATES``);
    levels 6–8 generate draws to a grid of points in the house, guards in the free guard zone,
    and hits on every stone in play (tap weight and firmer, straight on and thin on either side),
    each with both curls. A throw-away (``bots.DUMB_THROW``) is always among them.
@@ -20,7 +21,7 @@ win the game over its two branches (level 8).
 
 | level | candidates                          | screen | re-judge   | replies     | ~sims/shot |
 |-------|-------------------------------------|--------|------------|-------------|------------|
-| 5     | every shot template                 | yes    | —          | —           | ~40        |
+| 5     | every basic shot template           | yes    | —          | —           | 38         |
 | 6     | ~120 draws, ~10 guards, 12 hits/stone, 2 spins | yes | —     | —           | ~250       |
 | 7     | as 6                                | yes    | —          | best 3      | ~1000      |
 | 8     | ~270 draws/guards, 40 hits/stone    | yes    | 12 × 6     | best 6      | ~2200      |

@@ -51,6 +51,10 @@ def continuous_throw(action: np.ndarray, tables: ShotTables) -> Throw:
     return float(v), tables.aim(x, y_aim, v, w), float(w), float(sweep)
 
 
-def discrete_throw(index: int, position: np.ndarray, my_parity: int, tables: ShotTables) -> Throw:
-    """Map a template index to a throw for the given position (throwing-order rows)."""
-    return template_throw(index, position, my_parity, tables)
+def discrete_throw(
+    index: int, position: np.ndarray, my_parity: int, tables: ShotTables, shot: int | None = None
+) -> Throw:
+    """Map a template index to a throw for the given position (throwing-order rows) and the
+    number of the stone about to be thrown (``shot``; it decides what the free guard zone
+    protects)."""
+    return template_throw(index, position, my_parity, tables, shot)

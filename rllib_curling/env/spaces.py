@@ -6,7 +6,7 @@ so a trained policy sees and acts exactly as it did in training.
 
 | function                   | returns                                                     |
 |----------------------------|-------------------------------------------------------------|
-| ``observation_space()``    | ``Box(-4, 4, (120,), float32)`` laid out as ``observation`` |
+| ``observation_space()``    | ``Box(-4, 4, (168,), float32)`` laid out as ``observation`` |
 | ``action_space(config)``   | ``Box(-1, 1, (3,))`` / ``(4,)`` with sweep, or              |
 |                            | ``Discrete(len(TEMPLATES))`` for ``action="discrete"``       |
 | ``action_mode(space)``     | ``("continuous" | "discrete", sweep)`` of an action space   |
@@ -145,5 +145,6 @@ def throw_for(action: Any, client: CurlingClient, mode: str, tables: ShotTables)
     """The throw (v, h, w, sweep) for an action of the given mode ("continuous"/"discrete")."""
     if mode == "discrete":
         index = int(np.asarray(action).item())
-        return actions.discrete_throw(index, client.position, my_parity(client), tables)
+        shot = client.state[0] if client.state is not None else None
+        return actions.discrete_throw(index, client.position, my_parity(client), tables, shot)
     return actions.continuous_throw(np.asarray(action), tables)

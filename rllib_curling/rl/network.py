@@ -3,7 +3,7 @@
 ``CurlingEncoder`` reads the flat observation of ``rllib_curling.observation`` as a *set* of 16
 stones plus a context block, so the result does not depend on the order of the stone rows:
 
-    stones (B, 16, 7) ─ shared stone MLP ─ [self-attention] ─ pool over in-play stones ─┐
+    stones (B, 16, 10) ─ shared stone MLP ─ [self-attention] ─ pool over in-play stones ┐
                                               (mean, max, fraction of stones in play)  ├─ MLP ─ h
     context (B, 8) ──── context MLP ──────────────────────────────────────────────────┘
 
