@@ -15,7 +15,7 @@ from gymnasium.utils.env_checker import check_env
 
 import rllib_curling  # noqa: F401
 from rllib_curling.env import CurlingEnv
-from rllib_curling.errors import ConnectionLostError, ServerStartError
+from rllib_curling.errors import ConfigError, ConnectionLostError, ServerStartError
 from rllib_curling.server.process import ServerOptions, ServerProcess
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.usefixtures("no_leftover_servers")]
@@ -472,3 +472,47 @@ def test_multi_agent__same_seed_same_actions_same_observations() -> None:
         assert a.keys() == b.keys()
         for agent in a:
             np.testing.assert_array_equal(a[agent], b[agent])
+
+
+def test_env__win_score_reward_is_the_outcome_plus_weighted_end_points() -> None:
+    score, info_s = _scripted_game("score")
+    mixed, info_m = _scripted_game("win_score", score_weight=0.25)
+    assert info_s["score"] == info_m["score"] and len(score) == len(mixed)  # the same game
+    outcome = {"WIN": 1.0, "LOSE": -1.0, "DRAW": 0.0}[info_m["result"]]
+    assert mixed[:-1] == pytest.approx([0.25 * r for r in score[:-1]])
+    assert mixed[-1] == pytest.approx(outcome + 0.25 * score[-1])
+
+
+def _opponents_of_games(env: CurlingEnv, games: int, seed: int) -> list[tuple[object, int]]:
+    """(opponent, our seat) of each of ``games`` quick games (always the first template)."""
+    out = []
+    env.reset(seed=seed)
+    for game in range(games):
+        if game:
+            env.reset()
+        done, info = False, {}
+        while not done:
+            _, _, terminated, truncated, info = env.step(0)
+            done = terminated or truncated
+        out.append((info["opponent"], info["seat"]))
+    return out
+
+
+def test_env__opponent_mixture_draws_per_pair_of_games_with_the_hammer_alternating() -> None:
+    config = {"opponent": [0, 1], "ends": 1, "action": "discrete"}
+    env = CurlingEnv(config)
+    try:
+        games = _opponents_of_games(env, 8, seed=11)
+        again = _opponents_of_games(env, 8, seed=11)
+        env.set_opponents({1: 1.0})
+        later = _opponents_of_games(env, 2, seed=12)
+    finally:
+        env.close()
+    pairs = [games[i : i + 2] for i in range(0, 8, 2)]
+    assert all(a[0] == b[0] for a, b in pairs)  # one opponent per pair of games ...
+    assert all(a[1] != b[1] for a, b in pairs)  # ... once with the hammer, once without
+    assert {opponent for opponent, _ in games} == {0, 1}  # both drawn (p = 1 - 2 / 2**4)
+    assert again == games  # seeded draws
+    assert [opponent for opponent, _ in later] == [1, 1]
+    with pytest.raises(ConfigError):
+        CurlingEnv(config).set_opponents([9])

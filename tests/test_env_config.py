@@ -12,7 +12,7 @@ from rllib_curling.errors import ConfigError
 def test_config__defaults_are_valid() -> None:
     config = CurlingEnvConfig.from_dict({})
     assert config.server == "auto"
-    assert config.connect_key == "localtest:2"
+    assert config.connect_key(2) == "localtest:2"
 
 
 def test_config__unknown_key_lists_valid_keys() -> None:
@@ -63,7 +63,7 @@ def test_config__server_timeout_bounds_waits_on_a_private_server_with_a_bot_only
 
 
 def test_config__external_opponent_sends_plain_key() -> None:
-    assert CurlingEnvConfig(opponent="external", key="k").connect_key == "k"
+    assert CurlingEnvConfig(opponent="external", key="k").connect_key("external") == "k"
 
 
 def test_config__rllib_num_envs_key_is_ignored() -> None:
@@ -94,3 +94,65 @@ def test_assigner__host_port_strings_and_local_worker() -> None:
     address, token = ServerAssigner.acquire(config, 0)
     assert address == ("10.0.0.5", 7788)
     ServerAssigner.release(token)
+
+
+@pytest.mark.parametrize(
+    ("opponent", "want"),
+    [
+        (4, {4: 1.0}),
+        ("external", {"external": 1.0}),
+        ([2, 3, 4, 4], {2: 0.25, 3: 0.25, 4: 0.5}),
+        ({2: 1, 4: 3}, {2: 0.25, 4: 0.75}),
+        ({"2": 1.0, "6": 1.0}, {2: 0.5, 6: 0.5}),  # JSON object keys are text
+    ],
+)
+def test_opponent_weights__levels_lists_and_mappings(opponent: object, want: dict) -> None:
+    from rllib_curling.env.config import opponent_weights
+
+    assert opponent_weights(opponent) == pytest.approx(want)
+    assert CurlingEnvConfig.from_dict({"opponent": opponent}).opponents == pytest.approx(want)
+
+
+@pytest.mark.parametrize(
+    "opponent", [[], {}, [2, 9], ["external", 2], {3: 0}, {3: -1.0}, {3: float("nan")}, 2.5, True]
+)
+def test_opponent_weights__bad_mixtures_raise_one_line(opponent: object) -> None:
+    with pytest.raises(ConfigError) as err:
+        CurlingEnvConfig.from_dict({"opponent": opponent})
+    assert "\n" not in str(err.value) and "opponent" in str(err.value)
+
+
+def test_curriculum__defaults_weights_and_start_level() -> None:
+    from rllib_curling.env.config import CurriculumConfig
+
+    curriculum = CurriculumConfig.from_value({"levels": [2, 3, "5"], "review": 0.2})
+    assert curriculum.levels == (2, 3, 5)
+    assert curriculum.weights(0) == {2: 1.0}
+    assert curriculum.weights(2) == pytest.approx({2: 0.1, 3: 0.1, 5: 0.8})
+    assert CurriculumConfig.from_value(True) == CurriculumConfig()
+    config = CurlingEnvConfig.from_dict({"opponent": 2, "curriculum": {"levels": [3, 4]}})
+    assert config.opponents == {3: 1.0}
+
+
+@pytest.mark.parametrize(
+    "curriculum",
+    [
+        {"levels": []},
+        {"levels": [2, 2]},
+        {"levels": [2, 11]},
+        {"promote_at": 0},
+        {"promote_at": 1.5},
+        {"window": 0},
+        {"review": 1.0},
+        {"threshold": 0.5},
+        "yes",
+    ],
+)
+def test_curriculum__bad_values_raise(curriculum: object) -> None:
+    with pytest.raises(ConfigError):
+        CurlingEnvConfig.from_dict({"curriculum": curriculum})
+
+
+def test_curriculum__needs_built_in_opponents() -> None:
+    with pytest.raises(ConfigError, match="external"):
+        CurlingEnvConfig.from_dict({"opponent": "external", "curriculum": True})

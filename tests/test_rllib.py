@@ -361,3 +361,40 @@ def test_curling_play__watch_shows_the_games_it_plays(
     finally:
         server.terminate()
         server.wait(30)
+
+
+def test_curriculum__promotes_to_the_next_level_and_logs_per_opponent_metrics(
+    ray_session: None, no_leftover_servers: None
+) -> None:
+    import time
+
+    env_config = {
+        **ENV,
+        "opponent": 0,
+        "curriculum": {"levels": [0, 1], "promote_at": 0.05, "window": 2, "review": 0.5},
+    }
+    config = _small(
+        training.algorithm_config(
+            "PPO", env_config=env_config, num_env_runners=1, num_envs_per_env_runner=2,
+            model_config=SMALL_MODEL,
+        ),
+        "PPO",
+    )  # fmt: skip
+    algo_obj = config.build_algo()
+    try:
+        seen: list[int] = []
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:
+            result = algo_obj.train()
+            seen.append(result["curling"]["opponent"])
+            opponents = result["env_runners"].get("opponents", {})
+            if "L1" in opponents and opponents["L1"]["games"] >= 1:
+                break
+        assert seen[0] == 0 and seen[-1] == 1 and result["curling"]["curriculum_stage"] == 1
+        assert 0.0 <= opponents["L0"]["score_rate"] <= 1.0 and opponents["L0"]["games"] >= 2
+        mixtures = algo_obj.env_runner_group.foreach_env_runner(
+            lambda r: [e.opponents for e in r.env.unwrapped.envs], local_env_runner=False
+        )
+        assert mixtures == [[{0: 0.5, 1: 0.5}] * 2]
+    finally:
+        algo_obj.stop()

@@ -26,6 +26,16 @@ engine, so it answers within a second or two; silence longer than ``server_timeo
 else (a server from the config, or ``opponent="external"``) someone may think for a whole turn,
 so the env waits ``client_timeout`` (``turn_timeout`` plus a margin) and never kills a server it
 did not start.
+
+**Whom the env plays** (``opponent``): one built-in level (``2``), ``"external"`` (whoever the
+server seats), or a mixture of levels: a list (``[2, 3, 4]``, equally often) or a mapping of
+level to weight (``{2: 1, 4: 3}``). With a mixture the env draws the opponent for each **pair**
+of games (one with the hammer, one without, since the server alternates the hammer within a
+session), so every opponent is met with and without the hammer equally often. ``curriculum``
+(a mapping, ``CurriculumConfig``) makes the opponents move up a ladder of levels while training:
+the RLlib callback ``rl.callbacks.CurlingMetrics`` promotes the env to the next level when the
+recent score rate against the current one passes ``promote_at`` (and keeps a share ``review``
+of the games against the levels already passed).
 """
 
 from __future__ import annotations
@@ -39,7 +49,7 @@ from rllib_curling.bots.levels import LEVELS, is_level
 from rllib_curling.errors import ConfigError
 
 ACTIONS = ("continuous", "discrete")
-REWARDS = ("score", "win", "shaped")
+REWARDS = ("score", "win", "shaped", "win_score")
 #: The client waits this much longer than the turn timeout for the server's next message.
 CLIENT_TIMEOUT_MARGIN_S = 30.0
 #: Default ``server_timeout``: about 20 times the longest silence of a healthy private server
@@ -60,7 +70,7 @@ class CurlingEnvConfig:
     """
 
     server: Any = "auto"
-    opponent: int | str = 2
+    opponent: Any = 2
     ends: int = 4
     key: str = "localtest"
     seed: int | None = None
@@ -75,17 +85,21 @@ class CurlingEnvConfig:
     log_dir: str | None = None
     shaping_scale: float = 0.5
     http_port: int | None = None
+    curriculum: Any = None
+    score_weight: float = 0.1
 
     def __post_init__(self) -> None:
         if self.action not in ACTIONS:
             raise ConfigError(f"action must be one of {ACTIONS}, got {self.action!r}")
         if self.reward not in REWARDS:
             raise ConfigError(f"reward must be one of {REWARDS}, got {self.reward!r}")
-        if self.opponent != "external" and not is_level(self.opponent):
-            raise ConfigError(
-                f"opponent must be a built-in level {list(LEVELS)} or 'external', "
-                f"got {self.opponent!r}"
-            )
+        opponent_weights(self.opponent)  # raises ConfigError for a bad one
+        if self.curriculum is not None:
+            if self.opponent == "external":
+                raise ConfigError("curriculum needs built-in opponents, not opponent='external'")
+            CurriculumConfig.from_value(self.curriculum)
+        if not _finite_number(self.score_weight) or self.score_weight < 0:
+            raise ConfigError(f"score_weight must be a number >= 0, got {self.score_weight!r}")
         if not isinstance(self.ends, int) or (self.ends < 1 and self.ends != -1):
             raise ConfigError(f"ends must be a positive int or -1 (unlimited), got {self.ends!r}")
         if self.turn_timeout <= 0:
@@ -117,7 +131,17 @@ class CurlingEnvConfig:
             raise ConfigError(f"unknown env_config key(s) {unknown}; valid keys: {valid}")
         if isinstance(values.get("server"), list):
             values["server"] = tuple(values["server"])
+        if isinstance(values.get("opponent"), list):
+            values["opponent"] = tuple(values["opponent"])
         return cls(**values)
+
+    @property
+    def opponents(self) -> dict[int | str, float]:
+        """The opponents the env starts with and their weights (``opponent_weights``); with a
+        curriculum, its first level alone."""
+        if self.curriculum is not None:
+            return {CurriculumConfig.from_value(self.curriculum).levels[0]: 1.0}
+        return opponent_weights(self.opponent)
 
     @property
     def client_timeout(self) -> float:
@@ -128,7 +152,7 @@ class CurlingEnvConfig:
         """Seconds the env's clients wait for the server's next message (module docstring):
         ``server_timeout`` on a private server whose other seat is a bot or, with
         ``self_play``, the env itself; ``client_timeout`` elsewhere."""
-        if self.server == "auto" and (self_play or self.opponent != "external"):
+        if self.server == "auto" and (self_play or "external" not in self.opponents):
             return self.server_timeout
         return self.client_timeout
 
@@ -144,20 +168,127 @@ class CurlingEnvConfig:
         yes, except on a private server that does not wait for sweeps."""
         return self.server != "auto" or self.private_sweep_window_ms > 0
 
-    @property
-    def connect_key(self) -> str:
-        """The CONNECTKEY: ``key`` plus ``:level`` for a built-in opponent."""
-        return self.key if self.opponent == "external" else f"{self.key}:{self.opponent}"
+    def connect_key(self, opponent: int | str) -> str:
+        """The CONNECTKEY to play ``opponent``: ``key`` plus ``:level`` for a built-in level."""
+        return self.key if opponent == "external" else f"{self.key}:{opponent}"
+
+
+@dataclass(frozen=True)
+class CurriculumConfig:
+    """The ``curriculum`` key of ``env_config`` (a mapping with these keys, all optional).
+
+    - ``levels``: the ladder, in order (default ``DEFAULT_CURRICULUM_LEVELS``); training starts
+      against the first.
+    - ``promote_at``: move to the next level once the score rate (wins + draws / 2) over the
+      last ``window`` games against the current level reaches this (default 0.7).
+    - ``window``: games against the current level that the rate is taken over, and the least
+      number of them played before a promotion (default 100).
+    - ``review``: the share of games against the levels already passed, spread evenly over them
+      (default 0.25), so the agent does not forget them.
+    """
+
+    levels: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8)
+    promote_at: float = 0.7
+    window: int = 100
+    review: float = 0.25
+
+    def __post_init__(self) -> None:
+        if not self.levels or not all(is_level(level) for level in self.levels):
+            raise ConfigError(
+                f"curriculum levels must be built-in levels {list(LEVELS)}, got {self.levels!r}"
+            )
+        if len(set(self.levels)) != len(self.levels):
+            raise ConfigError(f"curriculum levels repeat a level: {list(self.levels)}")
+        if not (_finite_number(self.promote_at) and 0 < self.promote_at <= 1):
+            raise ConfigError(f"curriculum promote_at must be in (0, 1], got {self.promote_at!r}")
+        if isinstance(self.window, bool) or not isinstance(self.window, int) or self.window < 1:
+            raise ConfigError(f"curriculum window must be an int >= 1, got {self.window!r}")
+        if not (_finite_number(self.review) and 0 <= self.review < 1):
+            raise ConfigError(f"curriculum review must be in [0, 1), got {self.review!r}")
+
+    @classmethod
+    def from_value(cls, value: Any) -> CurriculumConfig:
+        """From ``env_config["curriculum"]``: a mapping (``True`` = the defaults)."""
+        if isinstance(value, cls):
+            return value
+        if value is True:
+            return cls()
+        if not isinstance(value, dict):
+            raise ConfigError(
+                f"curriculum must be a mapping of {[f.name for f in dataclasses.fields(cls)]} "
+                f"(or true for the defaults), got {value!r}"
+            )
+        valid = [f.name for f in dataclasses.fields(cls)]
+        unknown = sorted(set(value) - set(valid))
+        if unknown:
+            raise ConfigError(f"unknown curriculum key(s) {unknown}; valid keys: {valid}")
+        values = dict(value)
+        if "levels" in values:
+            values["levels"] = tuple(_as_level(v) for v in values["levels"])
+        return cls(**values)
+
+    def weights(self, stage: int) -> dict[int | str, float]:
+        """Opponent weights at ``stage`` (index into ``levels``): the current level gets
+        ``1 - review``, the levels passed share ``review`` (all of it to the current level at
+        stage 0)."""
+        current = self.levels[stage]
+        passed = self.levels[:stage]
+        if not passed or self.review == 0:
+            return {current: 1.0}
+        out: dict[int | str, float] = {level: self.review / len(passed) for level in passed}
+        out[current] = 1.0 - self.review
+        return out
+
+
+DEFAULT_CURRICULUM_LEVELS = CurriculumConfig.levels
+
+
+def _as_level(value: Any) -> Any:
+    """A level written as text (JSON object keys, ``"4"``) as an int; anything else unchanged."""
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return value
+
+
+def opponent_weights(opponent: Any) -> dict[int | str, float]:
+    """``opponent`` as ``{level or "external": weight}`` with weights summing to 1.
+
+    A level or ``"external"`` alone, a list/tuple of levels (equal weights; a repeated level
+    counts twice), or a mapping of level to weight (> 0; keys may be written as text, as JSON
+    object keys are). ``ConfigError`` for anything else.
+    """
+    allowed = f"a built-in level {list(LEVELS)}, 'external', a list of levels or {{level: weight}}"
+    if opponent == "external" or is_level(opponent):
+        return {opponent: 1.0}
+    if isinstance(opponent, list | tuple) and opponent:
+        raw: dict[Any, float] = {}
+        for level in map(_as_level, opponent):
+            raw[level] = raw.get(level, 0.0) + 1.0
+    elif isinstance(opponent, dict) and opponent:
+        raw = {}
+        for level, weight in opponent.items():
+            if not _finite_number(weight) or weight <= 0:
+                raise ConfigError(
+                    f"opponent weight of {level!r} must be a number > 0, got {weight!r}"
+                )
+            raw[_as_level(level)] = raw.get(_as_level(level), 0.0) + float(weight)
+    else:
+        raise ConfigError(f"opponent must be {allowed}, got {opponent!r}")
+    bad = [level for level in raw if not is_level(level)]
+    if bad:
+        raise ConfigError(f"opponent mixtures take built-in levels {list(LEVELS)}, got {bad[0]!r}")
+    total = sum(raw.values())
+    return {level: weight / total for level, weight in raw.items()}
+
+
+def _finite_number(value: Any) -> bool:
+    """A real number (not a bool) that is finite."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _positive_seconds(value: Any) -> bool:
     """A real number (not a bool), finite and > 0."""
-    return (
-        isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and value > 0
-    )
+    return _finite_number(value) and value > 0
 
 
 def _parse_address(entry: Any, default_host: str = "127.0.0.1") -> tuple[str, int]:

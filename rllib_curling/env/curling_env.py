@@ -11,7 +11,7 @@ from rllib_curling import observation, rules
 from rllib_curling.aiming.tables import shot_tables
 from rllib_curling.aiming.templates import TEMPLATES, Throw, template_table
 from rllib_curling.client import CONNECT_TIMEOUT_S, CurlingClient
-from rllib_curling.env.config import SERVER_TIMEOUT_S, CurlingEnvConfig
+from rllib_curling.env.config import SERVER_TIMEOUT_S, CurlingEnvConfig, opponent_weights
 from rllib_curling.env.servers import EnvServer
 from rllib_curling.env.spaces import (
     action_space,
@@ -60,8 +60,8 @@ class CurlingEnv(gym.Env):
     A list or tuple of real numbers is fine too.
 
     ``action="discrete"`` (for DQN): ``Discrete({n_templates})``, the shot templates of
-    ``rllib_curling.aiming.templates`` (draws to points of the house, guards, takeouts and taps
-    of the nearest opponent stones, each with both curls):
+    ``rllib_curling.aiming.templates`` (draws, guards, takeouts, taps, freezes, come-arounds,
+    raises, peels, hit-and-rolls, mostly with both curls, and a throw-away):
 
     {template_table}
 
@@ -75,26 +75,30 @@ class CurlingEnv(gym.Env):
 
     ## Observation Space
 
-    ``Box(-4, 4, (120,), float32)``: 16 stone rows of 7 features then 8 context features, from
+    ``Box(-4, 4, (168,), float32)``: 16 stone rows of 10 features then 8 context features, from
     the point of view of the thrower (us). Full table in ``rllib_curling.observation``:
 
     | slice      | content                                                            |
     |------------|--------------------------------------------------------------------|
-    | 7k … 7k+6  | stone k (throwing order): x, y (normalised), distance to the tee,  |
-    |            | in play, in house, mine, thrown this end                           |
-    | 112        | shot number / 15                                                   |
-    | 113        | end / (ends − 1)                                                   |
-    | 114        | ends left after this one / ends                                    |
-    | 115        | (my total − their total) / 8                                       |
-    | 116        | 1 if I have the hammer                                             |
-    | 117, 118   | my / their stones left in this end / 8                             |
-    | 119        | the end's score if it ended now, from my side / 8                  |
+    | 10k … 10k+9| stone k (throwing order): x, y (normalised), distance to the tee,  |
+    |            | in play, in house, mine, thrown this end, protected by the free    |
+    |            | guard zone now, touching the centre line, counting now             |
+    | 160        | shot number / 15                                                   |
+    | 161        | end / (ends − 1)                                                   |
+    | 162        | ends left after this one / ends                                    |
+    | 163        | (my total − their total) / 8                                       |
+    | 164        | 1 if I have the hammer                                             |
+    | 165, 166   | my / their stones left in this end / 8                             |
+    | 167        | the end's score if it ended now, from my side / 8                  |
 
     ## Rewards
 
     - ``"score"`` (default): the points of an end from our side (``SCORE s``) on the step during
       which the end finished; 0 otherwise. The episode return is our total minus theirs.
     - ``"win"``: +1 for a win, −1 for a loss, 0 for a draw, on the last step.
+    - ``"win_score"``: +1 / −1 / 0 for a win / loss / draw on the last step, plus
+      ``score_weight`` (0.1) times the points of each end (our side) on the step it finished:
+      winning is what counts, and the points tell the agent sooner how its ends went.
     - ``"shaped"``: ``"score"`` plus ``shaping_scale · (Φ(s') − Φ(s))`` where Φ is the end's
       score if it ended now (our side, in points) at our turns, and 0 at the game's end. This
       potential-based term keeps the optimal policy and tells the agent sooner what a throw did.
@@ -119,9 +123,13 @@ class CurlingEnv(gym.Env):
 
     ``gymnasium.make("rllib_curling:Curling-v0", **env_config)``, ``CurlingEnv(env_config)`` or,
     in RLlib, ``config.environment("curling", env_config={...})``. Keys (``CurlingEnvConfig``):
-    ``server`` ("auto" | "host:port" | list), ``opponent`` (0–8 or "external", default 2),
+    ``server`` ("auto" | "host:port" | list), ``opponent`` (0–8 or "external", default 2; or
+    a mixture: a list of levels or ``{level: weight}``, drawn per pair of games), ``curriculum``
+    (None, or a mapping: the RLlib callback moves the opponent up a ladder of levels,
+    ``env.config.CurriculumConfig``),
     ``ends`` (4), ``key`` ("localtest"), ``seed``, ``action`` ("continuous" | "discrete"),
-    ``reward`` ("score" | "win" | "shaped"), ``sweep`` (False), ``turn_timeout`` (120 s),
+    ``reward`` ("score" | "win" | "shaped" | "win_score"), ``score_weight`` (0.1, for
+    "win_score"), ``sweep`` (False), ``turn_timeout`` (120 s),
     ``server_timeout`` ({server_timeout} s: a silent private server is hung after that), ``name``,
     ``envs_per_worker``, ``host``, ``log_dir``, ``shaping_scale``, ``http_port`` (None: a
     private server serves no web page; 0 or a port: it shows its games there, ``watch_url``).
@@ -164,6 +172,10 @@ class CurlingEnv(gym.Env):
         self._connections = 0
         self._generation = 0
         self._throw: Throw | None = None  # sent by send_action, awaiting finish_step
+        self._weights = self.config.opponents  # {opponent: weight}, set_opponents changes it
+        self._opponent: int | str = next(iter(self._weights))  # of the current connection
+        self._games_with_opponent = 0  # games started against it on this connection
+        self._opponent_rng = np.random.default_rng(self.config.seed)
 
     @classmethod
     def from_env_context(cls, env_context: Any) -> CurlingEnv:
@@ -190,7 +202,7 @@ class CurlingEnv(gym.Env):
         client = CurlingClient(
             host,
             port,
-            key=self.config.connect_key,
+            key=self.config.connect_key(self._opponent),
             name=self.config.name,
             timeout=timeout,
             connect_timeout=min(timeout, CONNECT_TIMEOUT_S),
@@ -199,6 +211,43 @@ class CurlingEnv(gym.Env):
         client.connect()
         self._connections += 1
         return client
+
+    @property
+    def opponent(self) -> int | str:
+        """The opponent of the current (or next) game: a level or ``"external"``."""
+        return self._opponent
+
+    @property
+    def opponents(self) -> dict[int | str, float]:
+        """The opponents drawn from and their weights (``env.config.opponent_weights``)."""
+        return dict(self._weights)
+
+    def set_opponents(self, opponent: Any) -> None:
+        """Draw opponents from ``opponent`` (anything the ``opponent`` key takes) from the next
+        pair of games on; the curriculum callback calls this. ``ConfigError`` for a bad one."""
+        weights = opponent_weights(opponent)
+        if ("external" in weights) != ("external" in self._weights):
+            raise ValueError("set_opponents cannot switch between built-in and external opponents")
+        self._weights = weights
+
+    def _next_opponent(self) -> None:
+        """At the start of a pair of games, draw the opponent; a different one means a new
+        connection (with its key), the same one keeps the session (the hammer alternates)."""
+        if self._client is not None and self._games_with_opponent % 2 == 1:
+            return  # the second game of a pair
+        if len(self._weights) == 1:
+            opponent = next(iter(self._weights))
+        else:
+            levels = list(self._weights)
+            p = np.array([self._weights[k] for k in levels])
+            opponent = levels[int(self._opponent_rng.choice(len(levels), p=p / p.sum()))]
+        if opponent != self._opponent or self._client is None:
+            self._drop_connection()
+            self._opponent, self._games_with_opponent = opponent, 0
+
+    def seed_opponents(self, seed: int | None) -> None:
+        """Seed the draws of the opponent mixture (``reset(seed=...)`` does it too)."""
+        self._opponent_rng = np.random.default_rng(seed)
 
     def disconnect(self) -> None:
         """Leave the game in progress (the server ends it); the next ``reset`` reconnects."""
@@ -210,6 +259,7 @@ class CurlingEnv(gym.Env):
             self._client = None
         self._in_game = False
         self._throw = None
+        self._games_with_opponent = 0
 
     # -- Gymnasium API -----------------------------------------------------------------------
 
@@ -217,12 +267,15 @@ class CurlingEnv(gym.Env):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
+        if seed is not None:
+            self.seed_opponents(seed)
         if seed is not None and self.config.server == "auto":
             # A fresh private server with this seed: same seed and actions, same game.
             self._drop_connection()
             self._server.reseed(seed)
         if self._in_game or (self._client is not None and self._client.closed):
             self._drop_connection()  # abandon a game in progress: the server ends it
+        self._next_opponent()
         for attempt in range(2):
             try:
                 if self._client is None:
@@ -242,6 +295,7 @@ class CurlingEnv(gym.Env):
         else:
             raise ConnectionLostError(f"no game could be started on {self.address}")
         self._in_game = True
+        self._games_with_opponent += 1
         self._scored = None
         self._scores_seen = len(self._client.end_scores)
         self._potential = self._house_potential()
@@ -328,10 +382,11 @@ class CurlingEnv(gym.Env):
     def _reward(self, new_scores: list[int], terminated: bool) -> float:
         client = self._client
         assert client is not None
+        outcome = {"WIN": 1.0, "LOSE": -1.0}.get(client.result or "", 0.0) if terminated else 0.0
         if self.config.reward == "win":
-            if not terminated:
-                return 0.0
-            return {"WIN": 1.0, "LOSE": -1.0}.get(client.result or "", 0.0)
+            return outcome
+        if self.config.reward == "win_score":
+            return outcome + self.config.score_weight * float(sum(new_scores))
         reward = float(sum(new_scores))
         if self.config.reward == "shaped":
             potential = 0.0 if terminated else self._house_potential()
@@ -350,6 +405,7 @@ class CurlingEnv(gym.Env):
             "score": (mine, theirs),
             "end_scores": list(client.end_scores),
             "result": client.result,
+            "opponent": self._opponent,
             "server": self.address,
             "game_id": f"{self.address}/{self._connections}/{client.games_started}",
         }

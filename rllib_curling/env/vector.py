@@ -27,6 +27,9 @@ entry point), a ``CurlingEnv`` otherwise.
 - ``reset(seed=s)`` restarts the shared server seeded so that room ``i`` plays as a
   ``CurlingEnv`` reset with ``seed=s + i``: the same observations and rewards for the same
   actions (a list of seeds must be consecutive, ``[s, s + 1, ...]``).
+- Opponent mixtures (``opponent`` a list or mapping): each sub-env draws its own opponent per
+  pair of games; with ``reset(seed=s)`` sub-env ``i`` draws as a ``CurlingEnv`` seeded ``s + i``.
+  ``set_opponents`` changes the mixture of every sub-env (the curriculum callback uses it).
 - Actions are checked before anything is sent (``env.spaces.check_action`` for every row): a bad
   one raises ``InvalidActionError`` (a ``ValueError``) and no sub-env moves.
 - A lost or hung server raises ``ConnectionLostError`` from ``step``/``reset`` (a hung one is
@@ -93,13 +96,19 @@ class CurlingVectorEnv(gym.vector.VectorEnv):
         """``"host:port"`` of each sub-env's room (None before the first reset)."""
         return [env.address for env in self.envs]
 
+    def set_opponents(self, opponent: Any) -> None:
+        """Every sub-env draws its opponents from ``opponent`` (``CurlingEnv.set_opponents``)."""
+        for env in self.envs:
+            env.set_opponents(opponent)
+
     def reset(
         self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         base = self._base_seed(seed)
         if base is not None:
-            for env in self.envs:
+            for i, env in enumerate(self.envs):
                 env.disconnect()
+                env.seed_opponents(base + i)
             self._private.reseed(base)  # room i plays as a server seeded base + i
             self._np_random, self._np_random_seed = gym.utils.seeding.np_random(base)
         infos: dict[str, Any] = {}

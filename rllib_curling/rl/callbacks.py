@@ -1,33 +1,76 @@
-"""RLlib callbacks that add curling metrics to training results (new API stack).
+"""RLlib callbacks that add curling metrics to training results and drive the curriculum.
 
-``CurlingMetrics`` logs, for every finished game, ``win_rate`` (1 for a win, else 0),
-``draw_rate``, ``points_for`` and ``points_against`` (means over the last 100 games), so results
-carry ``env_runners/win_rate`` next to ``env_runners/episode_return_mean``. After each training
-iteration it adds ``curling/env_steps_per_s`` (env steps sampled per second of that iteration)
-and ``curling/opponent`` (the built-in level the env plays; ``-1`` for "external"), which the
-``rllib train`` progress table shows.
+``CurlingMetrics`` (new API stack) logs, for every finished single-agent game:
+
+| result key (under ``env_runners/``)   | what                                                   |
+|---------------------------------------|--------------------------------------------------------|
+| ``win_rate``, ``draw_rate``           | 1 for a win (a draw), else 0; mean of the last 100     |
+| ``points_for``, ``points_against``    | the game's total points; mean of the last 100          |
+| ``opponents/L{n}/score_rate``         | 1 / ½ / 0 for a win / draw / loss against level n;     |
+|                                       | mean of the last ``window`` games against it           |
+| ``opponents/L{n}/games``              | games against level n since training started           |
+
+After each training iteration it adds ``curling/env_steps_per_s`` (env steps sampled per second
+of that iteration) and ``curling/opponent``: the built-in level the env plays (with a mixture, the
+one with the most weight; with a curriculum, its current level; ``-1`` for "external"); with a
+curriculum also ``curling/curriculum_stage`` (index into its levels).
+
+**Curriculum** (``env_config["curriculum"]``, ``env.config.CurriculumConfig``): after each
+iteration, once at least ``window`` games were played against the current level since it became
+current and the score rate over the latest ``window`` of them (whole iterations) reaches
+``promote_at``, the next
+level becomes current: every env runner's envs get the new mixture (the current level
+``1 - review``, the levels passed ``review`` between them) through ``set_opponents``. The
+mixture is sent again after every iteration, so an env runner that was restarted catches up.
+The stage lives in the driver's callback: a run restored from a checkpoint starts again at the
+first level and climbs back as fast as it wins (``window`` games per level).
 """
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
 from ray.rllib.callbacks.callbacks import RLlibCallback
 from ray.rllib.utils.annotations import override
 
+from rllib_curling.env.config import CurlingEnvConfig, CurriculumConfig
+
 WINDOW = 100
-_RESULTS = ("WIN", "DRAW", "LOSE")
+_RESULTS = {"WIN": 1.0, "DRAW": 0.5, "LOSE": 0.0}
 STEPS_KEY = "num_env_steps_sampled_lifetime"
 
 
+def opponent_key(level: int | str) -> str:
+    """The metrics group of one opponent: ``L4`` for level 4 (an int of any kind: vector envs
+    hand infos over as numpy arrays), ``external``."""
+    text = str(level)
+    return f"L{text}" if text.isdigit() else text
+
+
+def set_env_opponents(env: Any, weights: dict[int | str, float]) -> int:
+    """Give every curling env inside ``env`` (a ``CurlingVectorEnv``, Gymnasium's sync or
+    async vector envs of ``CurlingEnv``, or one env, wrapped or not) the opponent mixture
+    ``weights``; returns how many envs took it."""
+    base = getattr(env, "unwrapped", env)
+    if hasattr(base, "set_opponents"):
+        base.set_opponents(weights)
+        return 1
+    return sum(set_env_opponents(sub, weights) for sub in getattr(base, "envs", ()))
+
+
 class CurlingMetrics(RLlibCallback):
-    """Logs win rate and points of each finished single-agent curling game, and the sampling
-    speed and opponent of each iteration."""
+    """Logs win rate and points of each finished single-agent curling game (per opponent too),
+    the sampling speed and opponent of each iteration, and runs the curriculum (module doc)."""
 
     def __init__(self) -> None:
         super().__init__()
         self._last: tuple[float, float] | None = None  # (time, env steps) at the last result
+        self._curriculum: CurriculumConfig | None = None
+        self.stage = 0
+        self._games_seen: dict[int, float] = {}  # lifetime games per level at the last result
+        self._recent: list[tuple[float, float]] = []  # (games, score rate) per iteration
 
     @override(RLlibCallback)
     def on_episode_end(self, *, episode: Any, metrics_logger: Any = None, **kwargs: Any) -> None:
@@ -44,10 +87,23 @@ class CurlingMetrics(RLlibCallback):
         metrics_logger.log_value("draw_rate", float(info["result"] == "DRAW"), window=WINDOW)
         metrics_logger.log_value("points_for", float(mine), window=WINDOW)
         metrics_logger.log_value("points_against", float(theirs), window=WINDOW)
+        opponent = info.get("opponent")
+        if opponent is not None:
+            group = ("opponents", opponent_key(opponent))
+            window = self._curriculum.window if self._curriculum else WINDOW
+            score = _RESULTS[info["result"]]
+            metrics_logger.log_value((*group, "score_rate"), score, window=window)
+            metrics_logger.log_value((*group, "games"), 1, reduce="lifetime_sum")
 
     @override(RLlibCallback)
     def on_algorithm_init(self, *, algorithm: Any, **kwargs: Any) -> None:
         self._last = (time.monotonic(), 0.0)
+
+    @override(RLlibCallback)
+    def on_environment_created(self, *, env_runner: Any, env: Any, **kwargs: Any) -> None:
+        # Env runners read the curriculum's window for their metrics; the driver's copy (with
+        # on_algorithm_init) runs the promotions.
+        self._curriculum = _curriculum_of(env_runner.config.env_config)
 
     @override(RLlibCallback)
     def on_train_result(self, *, algorithm: Any, result: dict, **kwargs: Any) -> None:
@@ -57,5 +113,55 @@ class CurlingMetrics(RLlibCallback):
         if self._last is not None and now > self._last[0]:
             curling["env_steps_per_s"] = (steps - self._last[1]) / (now - self._last[0])
         self._last = (now, steps)
-        opponent = (algorithm.config.env_config or {}).get("opponent", 2)
-        curling["opponent"] = opponent if isinstance(opponent, int) else -1
+        env_config = algorithm.config.env_config or {}
+        curriculum = _curriculum_of(env_config)
+        if curriculum is None:
+            weights = CurlingEnvConfig.from_dict(env_config).opponents
+            main = max(weights, key=weights.__getitem__)
+            curling["opponent"] = main if isinstance(main, int) else -1
+            return
+        self._curriculum = curriculum
+        opponents = result.get("env_runners", {}).get("opponents", {})
+        self._maybe_promote(curriculum, opponents)
+        weights = curriculum.weights(self.stage)
+        algorithm.env_runner_group.foreach_env_runner(
+            lambda runner: set_env_opponents(runner.env, weights), local_env_runner=True
+        )
+        curling["opponent"] = curriculum.levels[self.stage]
+        curling["curriculum_stage"] = self.stage
+
+    def _maybe_promote(self, curriculum: CurriculumConfig, opponents: dict[str, Any]) -> None:
+        """Track the games of this iteration against the current level and move to the next
+        level once the last ``window`` of them (or more: whole iterations) reach ``promote_at``.
+
+        RLlib reports per iteration the games' lifetime count and the mean over *this*
+        iteration's games (the env runners' windows restart each iteration), so the window is
+        kept here, as ``(games, mean)`` per iteration since the level became current."""
+        level = curriculum.levels[self.stage]
+        stats = opponents.get(opponent_key(level), {})
+        total = float(stats.get("games", 0.0) or 0.0)
+        played = total - self._games_seen.get(level, 0.0)
+        self._games_seen[level] = total
+        rate = float(stats.get("score_rate", math.nan))
+        if played > 0 and math.isfinite(rate):
+            self._recent.append((played, rate))
+        games, score, window = 0.0, 0.0, []
+        for n, mean in reversed(self._recent):  # newest iterations first
+            window.append((n, mean))
+            games, score = games + n, score + n * mean
+            if games >= curriculum.window:
+                break
+        self._recent = window[::-1]
+        if self.stage == len(curriculum.levels) - 1 or games < curriculum.window:
+            return
+        if score / games < curriculum.promote_at:
+            return
+        self.stage += 1
+        self._recent = []
+        nxt = curriculum.levels[self.stage]
+        self._games_seen[nxt] = float(opponents.get(opponent_key(nxt), {}).get("games", 0) or 0)
+
+
+def _curriculum_of(env_config: Any) -> CurriculumConfig | None:
+    value = (env_config or {}).get("curriculum")
+    return None if value is None else CurriculumConfig.from_value(value)

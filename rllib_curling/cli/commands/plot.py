@@ -1,9 +1,11 @@
 """``curling plot RUN_DIR``: learning curves of a training run, as a PNG.
 
 ``RUN_DIR`` is a Tune experiment directory (``results/curling-ppo``: one line per trial) or one
-trial directory, relative or with ``~``. Four panels: the win rate and the mean return (points
-for minus against) against training time and against env steps sampled. The title says the
-algorithm and the opponent, read from the run. Needs matplotlib (``pip install
+trial directory, relative or with ``~``. Against training time and against env steps sampled:
+the win rate, the mean return, and the score rate (wins + draws / 2, over each iteration's
+games) against each opponent the run met (opponent mixtures, the curriculum; a dashed line for
+the curriculum's current level). The title says the algorithm and the opponent, read from the
+run. Needs matplotlib (``pip install
 "rllib-curling[render]"``).
 """
 
@@ -69,8 +71,15 @@ def title_of(run_dir: Path, trials: dict[str, list[dict[str, Any]]]) -> str:
     algo = first.split("_", 1)[0].removeprefix("Curling")
     config = trials[first][-1].get("config", {})
     env = config.get("env", "?")
-    opponent = (config.get("env_config") or {}).get("opponent")
-    vs = f" vs level {opponent}" if isinstance(opponent, int) else ""
+    env_config = config.get("env_config") or {}
+    opponent, curriculum = env_config.get("opponent"), env_config.get("curriculum")
+    if curriculum:
+        levels = curriculum.get("levels") if isinstance(curriculum, dict) else None
+        vs = f" vs curriculum {levels}" if levels else " vs curriculum"
+    elif isinstance(opponent, int):
+        vs = f" vs level {opponent}"
+    else:
+        vs = f" vs {opponent}" if isinstance(opponent, list | dict) else ""
     return f"{algo} on {env}{vs} — {run_dir.name}"
 
 
@@ -90,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(2, 2, figsize=(11, 7), sharey="row")
+    fig, axes = plt.subplots(3, 2, figsize=(11, 10), sharey="row")
     for r, (key, label) in enumerate(CURVES):
         for c, (x_key, x_label, scale) in enumerate(AXES):
             ax = axes[r][c]
@@ -101,7 +110,13 @@ def run(args: argparse.Namespace) -> int:
             if c == 0:
                 ax.set_ylabel(label)
             ax.grid(alpha=0.3)
+    for c, (x_key, x_label, scale) in enumerate(AXES):
+        _per_opponent(axes[2][c], trials, x_key, scale, single=len(trials) == 1)
+        axes[2][c].set_xlabel(x_label)
+    axes[2][0].set_ylabel("score rate per opponent")
+    axes[2][1].legend(fontsize=7, ncol=2)
     axes[0][0].set_ylim(-0.02, 1.02)
+    axes[2][0].set_ylim(-0.02, 1.02)
     if len(trials) > 1:
         axes[0][1].legend(fontsize=7)
     fig.suptitle(title_of(run_dir, trials))
@@ -111,6 +126,31 @@ def run(args: argparse.Namespace) -> int:
     rows = max(len(r) for r in trials.values())
     print(f"wrote {out} ({len(trials)} trial(s), up to {rows} iterations)")
     return 0
+
+
+def opponents_of(rows: list[dict[str, Any]]) -> list[str]:
+    """The opponent groups (``L2``, ``L4``, ...) a trial's results have, in level order."""
+    seen: set[str] = set()
+    for row in rows:
+        seen.update((row.get("env_runners") or {}).get("opponents") or {})
+    return sorted(seen, key=lambda k: (len(k), k))
+
+
+def _per_opponent(ax: Any, trials: dict[str, list[dict[str, Any]]], x_key: str, scale: float,
+                  single: bool) -> None:  # fmt: skip
+    for name, rows in trials.items():
+        xs = [value(row, x_key) * scale for row in rows]
+        for group in opponents_of(rows):
+            ys = [value(row, f"env_runners/opponents/{group}/score_rate") for row in rows]
+            label = group if single else f"{_short(name)} {group}"
+            ax.plot(xs, ys, marker=".", markersize=3, linewidth=0.8, label=label)
+        levels = [value(row, "curling/opponent") for row in rows]
+        if single and any(math.isfinite(v) for v in levels):
+            twin = ax.twinx()
+            twin.step(xs, levels, where="post", color="black", linestyle="--", linewidth=1)
+            twin.set_ylabel("current level (dashed)")
+            twin.set_ylim(-0.5, 8.5)
+    ax.grid(alpha=0.3)
 
 
 def _short(trial: str) -> str:
