@@ -1,0 +1,252 @@
+"""``curling rate PLAYER PLAYER [...]``: a round robin between players, and their ratings.
+
+A player is a built-in level (``3`` or ``bot:3``), a checkpoint (anything
+``rl.checkpoints.find_checkpoint`` takes: a checkpoint, a trial or an experiment directory;
+needs the ``rl`` extra) or ``tcp:HOST:PORT`` (at most one: an external AI, which connects to a
+server started on HOST:PORT once per opponent, as with ``curling match``). Every pair plays
+``--games`` games, the hammer alternating (the pair's first-listed player is Player1, without
+the hammer in end 1, in the 1st, 3rd, ... game; with an odd number it has one game more
+without the hammer). Bot against bot plays in-process (``bots.matches.play_match``); a pair with
+a checkpoint or the external AI plays on a private server in this process, the checkpoints
+as clients in threads (``rl.policy_player``).
+
+Seeds: pair k (in list order: (1,2), (1,3), ..., (2,3), ...) plays with seed ``--seed + k``,
+default ``RATE_SEED``: far from ``rllib evaluate``'s ``EVAL_SEED + level``, and training
+servers draw random seeds, so rating games are neither training nor evaluation games.
+
+The ratings (``bots.rating``): Bradley-Terry by maximum likelihood (a draw is half a win), on
+the Elo scale, the anchor (``--anchor``, default the first built-in level listed, else the first
+player) at 0, with 95 % intervals from the observed Fisher information. Prints a table and the
+matrix of pairwise scores (``--json``: one JSON object instead); ``--png`` draws the ratings
+with their intervals (needs matplotlib, the ``render`` extra). Progress goes to stderr; Ctrl+C
+stops and rates the games played so far. See docs/rating.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rllib_curling.cli.commands.match import PlayerSpec, parse_player
+
+#: Base seed of rating games: pair k plays with seed RATE_SEED + k.
+RATE_SEED = 2_000_000
+#: Score of one game for a player, by its result.
+POINTS = {"WIN": 1.0, "DRAW": 0.5, "LOSE": 0.0}
+RL_HINT = "pip install -e '.[rl]'"
+RENDER_HINT = "pip install -e '.[render]'"
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """One player of the round robin: ``spec`` (bot or tcp) or a checkpoint ``path``."""
+
+    name: str
+    spec: PlayerSpec | None = None
+    path: str = ""
+
+    @property
+    def kind(self) -> str:
+        return self.spec.kind if self.spec is not None else "checkpoint"
+
+
+def parse_entrant(text: str) -> Entrant:
+    """A bot level, ``tcp:HOST:PORT`` or an existing directory (a checkpoint); ValueError else."""
+    if text.isdigit() or text.startswith(("bot:", "tcp:")):
+        spec = parse_player(text)
+        return Entrant(str(spec), spec=spec)
+    if not Path(text).expanduser().is_dir():
+        raise ValueError(
+            "a player is a bot level 0-8 (3 or bot:3), tcp:HOST:PORT or a checkpoint "
+            f"directory; no such directory: {text!r}"
+        )
+    return Entrant(text, path=text)
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "rate",
+        help="round robin between bots, checkpoints and an external AI; Elo-scale ratings",
+        description=__doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("players", nargs="+", metavar="PLAYER",
+                   help="0-8 or bot:N, a checkpoint directory, or tcp:HOST:PORT")  # fmt: skip
+    p.add_argument("--games", type=int, default=200, help="games per pair (default 200)")
+    p.add_argument("--ends", type=int, default=4, help="ends per game (default 4)")
+    p.add_argument("--seed", type=int, default=RATE_SEED,
+                   help=f"base seed; pair k plays with seed + k (default {RATE_SEED})")  # fmt: skip
+    p.add_argument("--anchor", default=None,
+                   help="the player rated 0 (default: the first built-in level, else the first "
+                   "player)")  # fmt: skip
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="processes for the bot-against-bot pairs (default 1: in this process)",
+    )
+    p.add_argument("--module-id", default="default_policy", help="module of the checkpoints")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--png", default=None, metavar="FILE", help="draw the ratings into this PNG")
+    p.set_defaults(func=run)
+
+
+def _fail(message: str, code: int = 2) -> int:
+    print(f"curling rate: {message}", file=sys.stderr)
+    return code
+
+
+def _check(args: argparse.Namespace) -> tuple[list[Entrant], str] | str:
+    """The entrants and the anchor's name, or a one-line error."""
+    if min(args.games, args.ends, args.workers) < 1:
+        return "--games, --ends and --workers must be >= 1"
+    try:
+        entrants = [parse_entrant(text) for text in args.players]
+    except ValueError as exc:
+        return str(exc)
+    names = [e.name for e in entrants]
+    if len(entrants) < 2:
+        return f"a round robin needs at least 2 players, got {names}"
+    if len(set(names)) < len(names):
+        return f"a player is listed twice: {names}"
+    if sum(e.kind == "tcp" for e in entrants) > 1:
+        return "at most one player can be tcp:HOST:PORT"
+    rl = [m for m in ("ray", "torch", "gymnasium") if importlib.util.find_spec(m) is None]
+    if rl and any(e.kind == "checkpoint" for e in entrants):
+        return f"checkpoint players need the rl extra ({', '.join(rl)} missing): {RL_HINT}"
+    if args.png and importlib.util.find_spec("matplotlib") is None:
+        return f"--png needs matplotlib (the render extra): {RENDER_HINT}"
+    bots = [e.name for e in entrants if e.kind == "bot"]
+    anchor = args.anchor or (bots[0] if bots else names[0])
+    anchor = f"bot:{anchor}" if anchor.isdigit() else anchor  # as parse_entrant names it
+    if anchor not in names:
+        return f"--anchor {args.anchor!r} is not one of the players {names}"
+    return entrants, anchor
+
+
+def _load_policies(entrants: list[Entrant], module_id: str) -> dict[str, Any] | str:
+    """A ``PolicyPlayer`` per checkpoint entrant, or a one-line error."""
+    policies: dict[str, Any] = {}
+    if not any(e.kind == "checkpoint" for e in entrants):
+        return policies
+    from rllib_curling.rl.checkpoints import find_checkpoint
+    from rllib_curling.rl.policy_player import PolicyPlayer
+
+    for e in entrants:
+        if e.kind == "checkpoint":
+            try:
+                path = find_checkpoint(e.path)
+                policies[e.name] = PolicyPlayer.from_checkpoint(str(path), module_id)
+            except (FileNotFoundError, ValueError) as exc:
+                return f"{e.name}: {exc}"
+            print(f"{e.name}: {path}", file=sys.stderr, flush=True)
+    return policies
+
+
+def run(args: argparse.Namespace) -> int:
+    from rllib_curling.bots.rating import fit_ratings
+    from rllib_curling.cli.commands.rate_games import play_round_robin
+    from rllib_curling.errors import CurlingError
+
+    checked = _check(args)
+    if isinstance(checked, str):
+        return _fail(checked)
+    entrants, anchor = checked
+    policies = _load_policies(entrants, args.module_id)
+    if isinstance(policies, str):
+        return _fail(policies)
+    if args.games % 2:
+        print(f"note: --games {args.games} is odd: the first-listed player of each pair has "
+              "the hammer in end 1 in one game fewer", file=sys.stderr)  # fmt: skip
+    start = time.perf_counter()
+    try:
+        pairs, interrupted = play_round_robin(entrants, policies, args)
+    except CurlingError as exc:  # a server that cannot start, a client refused
+        return _fail(str(exc), 1)
+    results = [(p["a"], p["b"], s) for p in pairs for s in p["scores"]]
+    ratings = fit_ratings([e.name for e in entrants], results, anchor=anchor)
+    print(f"{len(results)} games in {time.perf_counter() - start:.0f} s", file=sys.stderr)
+    if args.json:
+        record = {"games_per_pair": args.games, "ends": args.ends, "seed": args.seed,
+                  "interrupted": interrupted, **ratings.as_dict(), "pairs": pairs}  # fmt: skip
+        print(json.dumps(record))
+    else:
+        print(table(ratings, args, interrupted))
+    if args.png:
+        out = plot(ratings, args.png, args)
+        print(f"wrote {out}", file=sys.stderr if args.json else sys.stdout)
+    return 0
+
+
+def table(ratings: Any, args: argparse.Namespace, interrupted: bool = False) -> str:
+    """Ranked ratings with intervals, games and score share, then the pairwise score matrix."""
+    order = ratings.order()
+    width = max(6, *(len(name) for name in ratings.players))
+    lines = [
+        f"round robin: {len(order)} players, {args.games} games per pair (hammer alternating), "
+        f"{args.ends} ends per game, seeds {args.seed} + pair"
+        + (" (INTERRUPTED: the games played so far)" if interrupted else ""),
+        f"Bradley-Terry ratings on the Elo scale (a draw is half a win), {ratings.anchor} = 0, "
+        "95 % intervals",
+        f"{'rank':>4}  {'player':<{width}} {'rating':>7} {'95 % interval':>17} {'games':>6} "
+        f"{'score':>7}",
+    ]
+    share = ratings.score_share
+    for rank, i in enumerate(order, start=1):
+        low, high = _elo(ratings.low[i]), _elo(ratings.high[i])
+        interval = f"[{low}, {high}]" if ratings.stderr[i] else "anchor"
+        pct = "-" if ratings.played[i] == 0 else f"{100 * share[i]:.1f} %"
+        lines.append(
+            f"{rank:>4}  {ratings.players[i]:<{width}} {_elo(ratings.rating[i]):>7} {interval:>17} "
+            f"{int(ratings.played[i]):>6} {pct:>7}"
+        )
+    lines += ["", "score of the row against the column (%, draws half)"]
+    lines.append(
+        " " * (width + 5) + "".join(f"{'#' + str(r):>7}" for r in range(1, len(order) + 1))
+    )
+    for rank, i in enumerate(order, start=1):
+        cells = []
+        for j in order:
+            n = ratings.games[i, j]
+            cells.append(
+                f"{'-' if i == j or n == 0 else f'{100 * ratings.score[i, j] / n:.1f}':>7}"
+            )
+        lines.append(f"{'#' + str(rank):>4} {ratings.players[i]:<{width}}" + "".join(cells))
+    return "\n".join(lines)
+
+
+def _elo(value: float) -> str:
+    """A rating as ``+123`` (never ``-0``)."""
+    return f"{float(round(value)) + 0.0:+.0f}"
+
+
+def plot(ratings: Any, path: str, args: argparse.Namespace) -> Path:
+    """The ratings (best at the top) with their 95 % intervals as error bars, as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    order = ratings.order()[::-1]
+    rating = ratings.rating[order]
+    errors = [rating - ratings.low[order], ratings.high[order] - rating]
+    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.45 * len(order)))
+    ax.errorbar(rating, range(len(order)), xerr=errors, fmt="o", capsize=4)
+    ax.set_yticks(range(len(order)), [ratings.players[i] for i in order])
+    ax.axvline(0.0, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel(f"rating (Elo scale, {ratings.anchor} = 0), 95 % interval")
+    ax.set_title(
+        f"curling rate: {args.games} games per pair, {args.ends} ends per game", fontsize=10
+    )
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    out = Path(path).expanduser()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out

@@ -1,0 +1,234 @@
+"""The games of ``curling rate`` (not a subcommand): every pair of a round robin, scored.
+
+A pair's scores are a list of the first-listed player's score per game (1 / 0.5 / 0, by the
+result, so a game lost by a disconnect or a forfeit counts as lost). Where the games are played:
+
+| pair                         | how                                                             |
+|------------------------------|-----------------------------------------------------------------|
+| bot - bot                    | ``bots.matches.play_match`` in this process (``--workers`` > 1: |
+|                              | in a pool of processes, one pair per task)                       |
+| checkpoint - bot             | a private server in a thread (``ServerConfig.opponent``, the bot |
+|                              | as Player1 in game 1 when it is listed first); the checkpoint is |
+|                              | a client in a thread (``rl.policy_player.play_session``)         |
+| checkpoint - checkpoint      | a private server and two clients, seated in list order (the      |
+|                              | lobby seats by arrival), so the first is Player1 in game 1       |
+| tcp - bot, tcp - checkpoint  | the server listens on the tcp player's HOST:PORT and the        |
+|                              | external AI connects to it (a checkpoint client first)          |
+
+The server swaps the seats every game, as ``play_match`` does: the hammer alternates. Scores of
+games with a checkpoint come from its client (the result it is told); tcp against a bot is read
+from the server's game records.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rllib_curling.cli.commands.rate import POINTS, Entrant
+
+#: Seconds a checkpoint client waits for the server (for the external AI: a day).
+CLIENT_TIMEOUT_S = 600.0
+EXTERNAL_TIMEOUT_S = 86_400.0
+
+#: ``report(score_of_a)``: one finished game of a pair.
+Report = Callable[[float], None]
+
+
+def bot_scores(level_a: int, level_b: int, games: int, ends: int, seed: int) -> list[float]:
+    """The first level's scores in ``games`` in-process games (a task of the worker pool)."""
+    from rllib_curling.bots import make_bot
+    from rllib_curling.bots.matches import play_match
+
+    match = play_match(make_bot(level_a), make_bot(level_b), games, ends, seed)
+    return [POINTS[g.result_for(seat)] for g, seat in zip(match.games, match.a_seats, strict=True)]
+
+
+def play_round_robin(
+    entrants: list[Entrant], policies: dict[str, Any], args: argparse.Namespace
+) -> tuple[list[dict[str, Any]], bool]:
+    """Every pair's games: ``([{"a", "b", "seed", "scores"}, ...], interrupted)``.
+
+    Ctrl+C stops the round robin; the games finished so far are kept.
+    """
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from multiprocessing import get_all_start_methods, get_context
+
+    pairs = [(a, b) for i, a in enumerate(entrants) for b in entrants[i + 1 :]]
+    out = [{"a": a.name, "b": b.name, "seed": args.seed + k, "scores": []}
+           for k, (a, b) in enumerate(pairs)]  # fmt: skip
+    start = time.perf_counter()
+    in_pool = [k for k, (a, b) in enumerate(pairs) if a.kind == b.kind == "bot"]
+    in_pool = in_pool if args.workers > 1 and len(in_pool) > 1 else []
+    # fork is fast, but unsafe once torch is loaded (checkpoint players) and missing on Windows
+    method = "fork" if "fork" in get_all_start_methods() and "torch" not in sys.modules else "spawn"
+    workers = min(args.workers, len(in_pool))
+    pool = ProcessPoolExecutor(workers, mp_context=get_context(method)) if in_pool else None
+    try:
+        tasks = {}
+        if pool is not None:
+            for k in in_pool:
+                la, lb = (e.spec.level for e in pairs[k])  # type: ignore[union-attr]
+                tasks[pool.submit(bot_scores, la, lb, args.games, args.ends, args.seed + k)] = k
+        for k, (a, b) in enumerate(pairs):
+            if k not in in_pool:
+                report = _reporter(out[k], args.games, start)
+                if a.kind == b.kind == "bot":
+                    _bot_pair(a, b, args, out[k]["seed"], report)
+                else:
+                    _server_pair(a, b, policies, args, out[k]["seed"], report)
+        for task in as_completed(tasks):
+            pair = out[tasks[task]]
+            pair["scores"] = task.result()
+            _summary(pair, start)
+    except KeyboardInterrupt:
+        print("interrupted: rating the games played so far", file=sys.stderr, flush=True)
+        return out, True
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+    return out, False
+
+
+def _reporter(pair: dict[str, Any], games: int, start: float) -> Report:
+    def report(score: float) -> None:
+        pair["scores"].append(score)
+        n = len(pair["scores"])
+        print(f"  {pair['a']} vs {pair['b']}: game {n}/{games}: {pair['a']} scores {score:g}  "
+              f"[{time.perf_counter() - start:.0f} s]", file=sys.stderr, flush=True)  # fmt: skip
+        if n == games:
+            _summary(pair, start)
+
+    return report
+
+
+def _summary(pair: dict[str, Any], start: float) -> None:
+    scores = pair["scores"]
+    share = 100 * sum(scores) / max(len(scores), 1)
+    print(f"{pair['a']} vs {pair['b']}: {pair['a']} scores {share:.1f} % of {len(scores)} "
+          f"games  [{time.perf_counter() - start:.0f} s]", file=sys.stderr, flush=True)  # fmt: skip
+
+
+def _bot_pair(a: Entrant, b: Entrant, args: argparse.Namespace, seed: int, report: Report) -> None:
+    from rllib_curling.bots import make_bot
+    from rllib_curling.bots.matches import GameResult, play_match
+
+    def progress(g: int, game: GameResult) -> None:
+        report(POINTS[game.result_for(g % 2)])  # a is Player1 (seat 0) in even games
+
+    bot_a, bot_b = make_bot(a.spec.level), make_bot(b.spec.level)  # type: ignore[union-attr]
+    play_match(bot_a, bot_b, args.games, args.ends, seed, progress=progress)
+
+
+def _server_pair(
+    a: Entrant,
+    b: Entrant,
+    policies: dict[str, Any],
+    args: argparse.Namespace,
+    seed: int,
+    report: Report,
+) -> None:
+    """The pair's games on a private server (or one on the tcp player's HOST:PORT)."""
+    from rllib_curling.server import start_server_thread
+    from rllib_curling.server.config import ServerConfig
+
+    external = next((e.spec for e in (a, b) if e.kind == "tcp"), None)
+    bot = next((e for e in (a, b) if e.kind == "bot"), None)
+    with tempfile.TemporaryDirectory(prefix="curling-rate-") as log_dir:
+        config = ServerConfig(
+            host=external.host if external else "127.0.0.1",
+            tcp_port=external.port if external else 0,
+            opponent=bot.spec.level if bot is not None and bot.spec else None,
+            bot_seat=0 if bot is a else 1,  # a is Player1 in game 1
+            games=args.games,
+            ends=args.ends,
+            seed=seed,
+            log_dir=log_dir,
+        )
+        handle = start_server_thread(config)
+        threads: list[threading.Thread] = []
+        try:
+            host, port = handle.address or (config.host, config.tcp_port)
+            if external is not None:
+                other = b if a.kind == "tcp" else a
+                print(f"listening on {host}:{port}: connect the external AI (any key without "
+                      f"':N'); it plays {args.games} games of {args.ends} ends against "
+                      f"{other.name}", file=sys.stderr, flush=True)  # fmt: skip
+            timeout = EXTERNAL_TIMEOUT_S if external else CLIENT_TIMEOUT_S
+            for e in (a, b):
+                if e.kind == "checkpoint":
+                    sign = 1.0 if e is a else -1.0  # the first checkpoint's client reports
+                    count = None if threads else (lambda s, sign=sign: report(_for_a(s, sign)))
+                    threads.append(_seat(e, policies[e.name], host, port, timeout, count))
+            if threads:
+                for thread in threads:
+                    while thread.is_alive():
+                        thread.join(0.5)
+            else:
+                _wait_for_records(log_dir, args.games, a_is_bot=bot is a, report=report)
+        finally:
+            handle.stop()
+
+
+def _for_a(score: float, sign: float) -> float:
+    """A's score from a score of a (``sign`` 1) or of b (``sign`` -1)."""
+    return score if sign > 0 else 1.0 - score
+
+
+def _seat(
+    e: Entrant,
+    player: Any,
+    host: str,
+    port: int,
+    timeout: float,
+    count: Callable[[float], None] | None,
+) -> threading.Thread:
+    """Connect a checkpoint's client (seated now) and play its games in a thread."""
+    from rllib_curling.client import CurlingClient
+    from rllib_curling.errors import CurlingError
+    from rllib_curling.rl.policy_player import play_session
+
+    client = CurlingClient(host, port, key="rate", name=f"rate {e.name}", timeout=timeout)
+    client.connect()
+
+    def on_game(n: int, c: CurlingClient) -> None:
+        if count is not None:
+            count(POINTS[c.result])
+
+    def play() -> None:
+        try:
+            play_session(player, client, on_game)
+        except CurlingError as exc:
+            print(f"curling rate: {e.name}: {exc}", file=sys.stderr, flush=True)
+        finally:
+            client.close()
+
+    thread = threading.Thread(target=play, name=f"rate-{e.name}", daemon=True)
+    thread.start()
+    return thread
+
+
+def _wait_for_records(log_dir: str, games: int, *, a_is_bot: bool, report: Report) -> None:
+    """Report each game of the external AI against the bot as its record appears."""
+    from rllib_curling.server.records import read_records
+
+    seen = 0
+    while seen < games:
+        time.sleep(0.5)
+        try:
+            records = [r for f in sorted(Path(log_dir).glob("*.jsonl")) for r in read_records(f)]
+        except json.JSONDecodeError:
+            continue  # a line being written
+        kinds = {r["game_id"]: r["kinds"] for r in records if r.get("type") == "game_start"}
+        done = [r for r in records if r.get("type") == "game" and r.get("game_id") in kinds]
+        for record in done[seen:]:
+            seat = 0 if kinds[record["game_id"]][0].startswith("bot:") else 1
+            report(_for_a(POINTS[record["results"][seat]], 1.0 if a_is_bot else -1.0))
+        seen = len(done)
