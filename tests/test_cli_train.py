@@ -11,6 +11,7 @@ import pytest
 from rllib_curling.cli import rllib as rllib_cli
 from rllib_curling.errors import ConfigError
 from rllib_curling.rl.experiments import ExperimentSpec, read_experiment_file
+from rllib_curling.rl.registration import CURLING_ENVS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -83,7 +84,7 @@ def test_train__yaml_syntax_error_is_file_line_column(
 def test_experiment_file__every_shipped_config_reads() -> None:
     for path in sorted((ROOT / "tune_configs").glob("*.yaml")):
         (spec,) = read_experiment_file(path)
-        assert isinstance(spec, ExperimentSpec) and spec.run and spec.env == "curling"
+        assert isinstance(spec, ExperimentSpec) and spec.run and spec.env in CURLING_ENVS
 
 
 def test_experiment_spec__non_mapping_sections_are_refused() -> None:

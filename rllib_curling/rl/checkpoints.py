@@ -85,10 +85,17 @@ def _trial_rank(trial: Path) -> tuple[float, ...]:
 
 
 def module_checkpoint_dir(checkpoint: Any, module_id: str = "default_policy") -> Path:
-    """The RLModule directory ``module_id`` inside the checkpoint ``find_checkpoint`` finds."""
+    """The RLModule directory ``module_id`` inside the checkpoint ``find_checkpoint`` finds.
+
+    ``"default_policy"`` falls back to the learner ``"main"`` of a league run
+    (``env.league.LEARNER``) when the checkpoint has no ``default_policy``."""
     path = find_checkpoint(checkpoint)
     if (path / MODULE_DIR).is_dir():
         module_dir = path / MODULE_DIR / module_id
+        if not module_dir.is_dir() and module_id == "default_policy":
+            from rllib_curling.env.league import LEARNER
+
+            module_dir = path / MODULE_DIR / LEARNER
         if not module_dir.is_dir():
             found = sorted(p.name for p in (path / MODULE_DIR).iterdir())
             raise FileNotFoundError(

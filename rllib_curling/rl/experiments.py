@@ -184,9 +184,19 @@ def check_config_keys(config: dict[str, Any], base: Any, spec: ExperimentSpec) -
 
 
 def check_env_config(env_config: dict[str, Any], spec: ExperimentSpec) -> None:
-    """Build ``CurlingEnvConfig`` from ``env_config`` (each grid-search value on its own)."""
+    """Build ``CurlingEnvConfig`` from ``env_config`` (each grid-search value on its own); for
+    ``curling_league`` its ``league`` key is a ``LeagueConfig`` (``env.league``)."""
     from rllib_curling.env.config import CurlingEnvConfig
+    from rllib_curling.rl.registration import LEAGUE_ENV_NAME
 
+    if spec.env == LEAGUE_ENV_NAME or (spec.env is None and "league" in env_config):
+        from rllib_curling.env.league import LeagueConfig
+
+        env_config = dict(env_config)
+        try:
+            LeagueConfig.from_dict(env_config.pop("league", None))
+        except ConfigError as exc:
+            raise ConfigError(f"{_where(spec)}env_config: {exc}") from None
     fixed = {k: v for k, v in env_config.items() if not _is_search(v)}
     variants = [fixed] + [
         {**fixed, key: value}

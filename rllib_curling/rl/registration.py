@@ -10,6 +10,7 @@ Explicit, no import hooks: :func:`register` runs when ``rllib_curling.rl`` is im
 |                                  |                                | ``CurlingVectorEnv`` (vector |
 |                                  |                                | entry point: ``num_envs``)   |
 |                                  | ``"curling_multi"``            | ``CurlingMultiAgentEnv``     |
+|                                  | ``"curling_league"``           | ``CurlingLeagueEnv``         |
 | RLlib ``ModelCatalog`` (old API) | ``"curling_net"``              | ``CurlingModelV2``           |
 | Tune trainables                  | ``"PPO"``, ``"DQN"``,          | the algorithms               |
 |                                  | ``"IMPALA"``, ``"APPO"``       |                              |
@@ -29,9 +30,12 @@ from rllib_curling.rl.network import MODEL_NAME
 
 ENV_NAME = "curling"
 MULTI_AGENT_ENV_NAME = "curling_multi"
-CURLING_ENVS = (ENV_NAME, MULTI_AGENT_ENV_NAME)
+LEAGUE_ENV_NAME = "curling_league"
+CURLING_ENVS = (ENV_NAME, MULTI_AGENT_ENV_NAME, LEAGUE_ENV_NAME)
 
-__all__ = ["CURLING_ENVS", "ENV_NAME", "MODEL_NAME", "MULTI_AGENT_ENV_NAME", "register"]
+__all__ = [
+    "CURLING_ENVS", "ENV_NAME", "LEAGUE_ENV_NAME", "MODEL_NAME", "MULTI_AGENT_ENV_NAME", "register",
+]  # fmt: skip
 
 
 def _make_env(env_config: Any) -> Any:
@@ -52,12 +56,19 @@ def _make_multi_agent_env(env_config: Any) -> Any:
     return CurlingMultiAgentEnv.from_env_context(env_config)
 
 
+def _make_league_env(env_config: Any) -> Any:
+    from rllib_curling.env.league import CurlingLeagueEnv
+
+    return CurlingLeagueEnv.from_env_context(env_config)
+
+
 def register_envs() -> None:
-    """Register ``"curling"`` and ``"curling_multi"`` with Tune (RLlib resolves env names there)."""
+    """Register the curling envs (module table) with Tune (RLlib resolves env names there)."""
     from ray.tune.registry import register_env
 
     register_env(ENV_NAME, _make_env)
     register_env(MULTI_AGENT_ENV_NAME, _make_multi_agent_env)
+    register_env(LEAGUE_ENV_NAME, _make_league_env)
 
 
 def register() -> None:

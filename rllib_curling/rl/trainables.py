@@ -9,7 +9,7 @@ idioms work on Ray 2.60's new API stack::
     tune.Tuner("DQN", param_space={"env": "curling"}).fit()
     rllib train --run APPO --env curling
 
-A run is a *curling run* when its env is ``"curling"`` / ``"curling_multi"`` or its model asks for
+A run is a *curling run* when its env is one of ``CURLING_ENVS`` or its model asks for
 ``custom_model: "curling_net"``. For those, :func:`curling_defaults` gives the config (unless the
 user set their own):
 
@@ -18,6 +18,8 @@ user set their own):
 | new   | ``rl_module_spec`` = the curling RLModule of the algorithm (``custom_model`` |
 |       | and ``custom_model_config`` move into it: RLlib would refuse them here);       |
 |       | ``CurlingMetrics`` beside any callbacks of the user (single-agent env)        |
+| new   | ``"curling_league"``: modules ``{"main"}`` trained, the identity mapping fn  |
+|       | and ``LeagueCallback`` (``rl.league.configure_league``)                       |
 | old   | ``model.custom_model = "curling_net"`` (the ModelCatalog ModelV2), no GPUs     |
 | DQN   | ``env_config.action = "discrete"`` (DQN needs discrete actions)               |
 
@@ -39,7 +41,7 @@ from ray.rllib.algorithms.ppo import PPO
 from ray.rllib.utils.annotations import override
 
 from rllib_curling.rl.network import MODEL_NAME, resolve_model_config
-from rllib_curling.rl.registration import CURLING_ENVS, ENV_NAME
+from rllib_curling.rl.registration import CURLING_ENVS, ENV_NAME, LEAGUE_ENV_NAME
 
 
 def is_curling_run(config: AlgorithmConfig) -> bool:
@@ -79,6 +81,10 @@ def curling_defaults(algo: str, config: AlgorithmConfig) -> AlgorithmConfig:
         config.rl_module(rl_module_spec=spec)
     if config.env == ENV_NAME:
         add_curling_metrics(config)
+    elif config.env == LEAGUE_ENV_NAME:
+        from rllib_curling.rl.league import configure_league
+
+        configure_league(config)
     return config
 
 

@@ -1,0 +1,336 @@
+"""``CurlingLeagueEnv``: the learner against a league of opponents, one opponent per pair of games.
+
+The league is a table ``{opponent: weight}`` (``set_league``): built-in levels, named
+``"level_L"`` (``level_name``), and frozen snapshots of the learner, named ``"main_vN"``
+(``snapshot_name``; ``rl.league.LeagueCallback`` makes them while training). For every pair of
+games the env draws one opponent with probability ∝ its weight and opens a new session for it on
+its server (the private one by default), so within the pair the hammer alternates: the learner
+throws first in end 1 of the first game, the opponent in the second.
+
+| opponent     | clients on the server                 | agents that act                   |
+|--------------|---------------------------------------|-----------------------------------|
+| ``level_L``  | one, key ``key:L`` (the server seats  | ``"main"`` only                   |
+|              | its bot L in the other seat)          |                                   |
+| ``main_vN``  | two in the lobby: the learner first   | ``"main"`` and ``"snapshot_S"``   |
+
+Agent IDs are module IDs, so RLlib's policy mapping function is the identity
+(``rl.league.league_mapping_fn``): the learner agent is ``"main"`` (``LEARNER``); snapshot N is
+played by agent (and module) ``snapshot_slot(N, max_snapshots)`` = ``"snapshot_{(N-1) mod
+max_snapshots}"``. The league keeps the newest ``max_snapshots`` snapshots, so a new one takes
+over the slot of the one it pushes out; the slots are fixed because RLlib's env runner fixes the
+agents' spaces (its connectors) when it starts. Observations, actions, rewards and the turn
+order are those of ``CurlingMultiAgentEnv`` (only the agent to move observes; both get their
+final observation and reward; ``reward`` is ``"score"`` or ``"win"``).
+
+``info`` adds ``opponent`` (the league name of this game's opponent) and ``hammer`` (whether the
+learner has the hammer in end 1), and on the last step ``result`` (``"WIN"``/``"DRAW"``/``"LOSE"``
+from the learner's view, in every agent's info; None before). ``env_config`` keys: those of
+``CurlingEnvConfig`` (``opponent`` is ignored: the league picks) plus ``league``, a mapping of
+``LeagueConfig`` keys. Until ``set_league`` is called the league is ``LeagueConfig.levels`` with
+equal weights.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from rllib_curling.bots.levels import LEVELS, is_level
+from rllib_curling.client import CONNECT_TIMEOUT_S, CurlingClient
+from rllib_curling.env.multi_agent import CurlingMultiAgentEnv
+from rllib_curling.env.spaces import check_action, observe, throw_for
+from rllib_curling.errors import ConfigError, ConnectionLostError
+
+#: The learner's agent ID and RLModule ID.
+LEARNER = "main"
+SAMPLING_RULES = ("hard", "variance")
+_LEVEL = re.compile(r"^level_(\d)$")
+_SNAPSHOT = re.compile(rf"^{LEARNER}_v([1-9]\d*)$")
+
+
+def level_name(level: int) -> str:
+    """The league name of built-in level ``level``: ``"level_5"``."""
+    return f"level_{level}"
+
+
+def snapshot_name(version: int) -> str:
+    """The league name of the learner's ``version``-th snapshot: ``"main_v3"``."""
+    return f"{LEARNER}_v{version}"
+
+
+def snapshot_slot(version: int, max_snapshots: int) -> str:
+    """The agent and module ID that plays snapshot ``version``: ``"snapshot_{(version - 1) mod
+    max_snapshots}"``. The league keeps the newest ``max_snapshots``, so a new snapshot takes
+    the slot of the one it pushes out (RLlib fixes an env's agent IDs when its env runner
+    starts: the slots are all declared then)."""
+    return f"snapshot_{(version - 1) % max_snapshots}"
+
+
+def snapshot_version(name: str) -> int:
+    """``N`` of a snapshot name ``"main_vN"``."""
+    match = _SNAPSHOT.match(name)
+    if match is None:
+        raise ConfigError(f"{name!r} is not a snapshot name '{LEARNER}_vN'")
+    return int(match.group(1))
+
+
+def parse_opponent(name: Any) -> int | str:
+    """A built-in level (int) for ``"level_L"``, the name itself for a snapshot ``"main_vN"``;
+    ``ConfigError`` naming both forms otherwise."""
+    if isinstance(name, str):
+        level = _LEVEL.match(name)
+        if level and is_level(int(level.group(1))):
+            return int(level.group(1))
+        if _SNAPSHOT.match(name):
+            return name
+    raise ConfigError(
+        f"league opponent {name!r} is neither a built-in level 'level_L' (L in {list(LEVELS)}) "
+        f"nor a snapshot '{LEARNER}_vN' (N >= 1)"
+    )
+
+
+def check_league(weights: Any, max_snapshots: int | None = None) -> dict[str, float]:
+    """``weights`` checked (a non-empty mapping of opponent names to finite numbers >= 0, not
+    all 0; with ``max_snapshots``, at most one snapshot per slot) and normalised to sum 1;
+    ``ConfigError`` saying what is wrong otherwise."""
+    if not isinstance(weights, dict) or not weights:
+        raise ConfigError(f"a league is a non-empty dict {{opponent: weight}}, got {weights!r}")
+    slots: dict[str, str] = {}
+    for name, weight in weights.items():
+        if isinstance(parse_opponent(name), str) and max_snapshots is not None:
+            if max_snapshots == 0:
+                raise ConfigError(f"league has snapshot {name!r} but max_snapshots is 0")
+            slot = snapshot_slot(snapshot_version(name), max_snapshots)
+            if slot in slots:
+                raise ConfigError(f"snapshots {slots[slot]!r} and {name!r} share {slot!r}: "
+                                  f"the league keeps only the newest {max_snapshots}")  # fmt: skip
+            slots[slot] = name
+        if (isinstance(weight, bool) or not isinstance(weight, int | float)
+                or not math.isfinite(weight) or weight < 0):  # fmt: skip
+            raise ConfigError(f"league weight of {name!r} must be a finite number >= 0, "
+                              f"got {weight!r}")  # fmt: skip
+    total = float(sum(weights.values()))
+    if total <= 0:
+        raise ConfigError(f"league weights must not all be 0: {weights!r}")
+    return {name: float(w) / total for name, w in weights.items()}
+
+
+@dataclass(frozen=True)
+class LeagueConfig:
+    """``env_config["league"]``: the league's opponents and rules (read by the env and by
+    ``rl.league.LeagueCallback``; the sampling rule and its reasons are in ``rl.league``).
+
+    | key                        | meaning                                                   |
+    |----------------------------|-----------------------------------------------------------|
+    | ``levels``                 | built-in levels in the league (default 2–8)               |
+    | ``rule``                   | ``"hard"`` (weight (1 − p)²) or ``"variance"`` (p(1 − p)) |
+    | ``floor``                  | least weight of an opponent before normalising            |
+    | ``prior``                  | the win rate p assumed against an opponent never played   |
+    | ``window``                 | games per opponent in its win rate p                      |
+    | ``games_per_opponent``     | games in a row against one draw (2: one with the hammer   |
+    |                            | each)                                                     |
+    | ``max_snapshots``          | snapshots kept (the newest; 0 = no snapshots)             |
+    | ``snapshot_threshold``     | win rate against the newest snapshot that earns the next  |
+    | ``snapshot_min_iterations``| training iterations between two snapshots                 |
+    | ``snapshot_min_games``     | games behind that win rate (all games, for the first one) |
+    """
+
+    levels: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8)
+    rule: str = "hard"
+    floor: float = 0.05
+    prior: float = 0.5
+    window: int = 100
+    games_per_opponent: int = 2
+    max_snapshots: int = 4
+    snapshot_threshold: float = 0.6
+    snapshot_min_iterations: int = 10
+    snapshot_min_games: int = 50
+
+    def __post_init__(self) -> None:
+        if not self.levels or not all(is_level(level) for level in self.levels):
+            raise ConfigError(f"league levels must be built-in levels {list(LEVELS)}, "
+                              f"got {list(self.levels)!r}")  # fmt: skip
+        if self.rule not in SAMPLING_RULES:
+            raise ConfigError(f"league rule must be one of {SAMPLING_RULES}, got {self.rule!r}")
+        for key in ("floor", "prior", "snapshot_threshold"):
+            value = getattr(self, key)
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not (0 <= value <= 1)
+            ):
+                raise ConfigError(f"league {key} must be a number in [0, 1], got {value!r}")
+        for key, least in (("window", 1), ("games_per_opponent", 1), ("max_snapshots", 0),
+                           ("snapshot_min_iterations", 1), ("snapshot_min_games", 0)):  # fmt: skip
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ConfigError(f"league {key} must be an int >= {least}, got {value!r}")
+
+    @classmethod
+    def from_dict(cls, values: Any) -> LeagueConfig:
+        """From ``env_config["league"]`` (None: the defaults); unknown keys are errors."""
+        values = dict(values or {})
+        valid = [f.name for f in dataclasses.fields(cls)]
+        unknown = sorted(set(values) - set(valid))
+        if unknown:
+            raise ConfigError(f"unknown league key(s) {unknown}; valid keys: {valid}")
+        if isinstance(values.get("levels"), list):
+            values["levels"] = tuple(values["levels"])
+        return cls(**values)
+
+    def initial_league(self) -> dict[str, float]:
+        """The league before any result: the built-in levels, equal weights."""
+        return {level_name(level): 1.0 / len(self.levels) for level in self.levels}
+
+
+def split_env_config(config: Any) -> tuple[dict[str, Any], LeagueConfig]:
+    """``env_config`` as (the ``CurlingEnvConfig`` keys, the ``LeagueConfig``)."""
+    values = dict(config or {})
+    return values, LeagueConfig.from_dict(values.pop("league", None))
+
+
+class CurlingLeagueEnv(CurlingMultiAgentEnv):
+    """The learner ``"main"`` against league opponents, a pair of games each (module docstring)."""
+
+    def __init__(self, config: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        values, self.league_config = split_env_config({**dict(config or {}), **kwargs})
+        super().__init__(values)
+        self.worker_index = int(getattr(config, "worker_index", 0) or 0)
+        self._obs_space = self.observation_spaces["player1"]
+        self._act_space = self.action_spaces["player1"]
+        slots = [f"snapshot_{i}" for i in range(self.league_config.max_snapshots)]
+        self.agents = [LEARNER]
+        self.possible_agents = [LEARNER, *slots]
+        self.observation_spaces = dict.fromkeys(self.possible_agents, self._obs_space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, self._act_space)
+        self._rng = np.random.default_rng(self.config.seed)
+        self._league = self.league_config.initial_league()
+        self.opponent: str | None = None  # this pair's opponent
+        self._pair_left = 0  # games still to start against it on this session
+        self._session_games = 0  # games started on this session
+        self._over = False  # the last step ended the game
+
+    # -- the league ------------------------------------------------------------------------------
+
+    @property
+    def league(self) -> dict[str, float]:
+        """The current league: opponent name → probability of being drawn."""
+        return dict(self._league)
+
+    def set_league(self, weights: dict[str, float]) -> None:
+        """Draw later opponents ∝ ``weights`` (``check_league``). A pair under way against an
+        opponent that is no longer in the league ends at the next ``reset``."""
+        self._league = check_league(weights, self.league_config.max_snapshots)
+
+    def get_observation_space(self, agent_id: Any) -> gym.Space:
+        return self._obs_space
+
+    def get_action_space(self, agent_id: Any) -> gym.Space:
+        return self._act_space
+
+    def _draw(self) -> str:
+        names = list(self._league)
+        return names[int(self._rng.choice(len(names), p=list(self._league.values())))]
+
+    # -- sessions ----------------------------------------------------------------------------------
+
+    def _connect(self) -> None:
+        """A new session against ``self.opponent``: the learner first (Player1 in game 1)."""
+        self._disconnect()
+        assert self.opponent is not None
+        host, port = self._server.ensure()
+        level = parse_opponent(self.opponent)
+        if isinstance(level, int):
+            seats = {LEARNER: f"{self.config.key}:{level}"}
+        else:
+            slot = snapshot_slot(snapshot_version(level), self.league_config.max_snapshots)
+            seats = {LEARNER: self.config.key, slot: self.config.key}
+        for agent, key in seats.items():
+            client = CurlingClient(
+                host, port, key=key, name=f"{self.config.name}-{agent}", timeout=self._timeout,
+                connect_timeout=min(self._timeout, CONNECT_TIMEOUT_S),
+                sweep_reply=self.config.sweep_reply,
+            )  # fmt: skip
+            self._clients[agent] = client  # closed by _disconnect even if connect fails
+            client.connect()
+        self.agents = list(seats)
+        self._session_games = 0
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+            if self.config.server == "auto":  # a fresh private server: same seed, same games
+                self._disconnect()
+                self._server.reseed(seed)
+        try:
+            mover = self._start_pair_game()
+        except ConnectionLostError as exc:
+            self._disconnect()
+            raise self._server.lost(exc, "reset()") from exc
+        self._to_move, self._over = mover, False
+        self._scores_seen = {a: len(c.end_scores) for a, c in self._clients.items()}
+        return {mover: observe(self._clients[mover])}, {mover: self._info(mover)}
+
+    def _start_pair_game(self) -> str:
+        """Wait for the next game's first GO, against a new opponent when the pair is over, the
+        session is gone, a game was abandoned or the opponent left the league; its agent."""
+        if (self._to_move is not None or not self._clients or self._pair_left <= 0
+                or self.opponent not in self._league):  # fmt: skip
+            self.opponent = self._draw()
+            self._pair_left = self.league_config.games_per_opponent
+            self._connect()
+        mover = self._pump(expect_game=True)
+        if mover is None:  # the session ended between games: a new one, same opponent
+            self._connect()
+            mover = self._pump(expect_game=True)
+        if mover is None:
+            raise ConnectionLostError(f"no game could be started on {self._server.label}")
+        self._pair_left -= 1
+        self._session_games += 1
+        return mover
+
+    @property
+    def hammer(self) -> bool:
+        """Whether the learner has the hammer in end 1 of this game. The learner is Player1 in
+        a session's first game (it connects first; a bot sits in seat 2) and Player1 throws
+        first, and the seats swap every game (``server.match``): so in the even games."""
+        return self._session_games % 2 == 0
+
+    def step(self, action_dict: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        mover = self._to_move
+        if mover is None:
+            raise RuntimeError("step() called before reset() or after the game ended")
+        if mover not in action_dict:
+            raise ValueError(f"it is {mover}'s turn; got actions for {sorted(action_dict)}")
+        client = self._clients[mover]
+        action = check_action(action_dict[mover], self._act_space)
+        throw = throw_for(action, client, self.config.action, self._tables)
+        try:
+            client.throw(*throw[:3], sweep=throw[3] if self.config.sweep else None)
+            nxt = self._pump(expect_game=False)
+        except ConnectionLostError as exc:
+            self._disconnect()
+            raise self._server.lost(exc, "step()") from exc
+        rewards = {a: self._reward(a, game_over=nxt is None) for a in self._clients}
+        if nxt is None:
+            self._to_move, self._over = None, True
+            obs = {a: observe(c) for a, c in self._clients.items()}
+            infos = {a: self._info(a) for a in self._clients}
+            return obs, rewards, {"__all__": True}, {"__all__": False}, infos
+        self._to_move = nxt
+        obs = {nxt: observe(self._clients[nxt])}
+        return obs, rewards, {"__all__": False}, {"__all__": False}, {nxt: self._info(nxt)}
+
+    def _info(self, agent: str) -> dict[str, Any]:
+        info = super()._info(agent)
+        result = self._clients[LEARNER].result if self._over else None
+        info.update(opponent=self.opponent, result=result, hammer=self.hammer)
+        return info

@@ -1,0 +1,295 @@
+"""League self-play on ``CurlingLeagueEnv`` (``env.league``): the sampling rule, the snapshot
+rule, the RLlib callback that applies them, and the config that ``env: curling_league`` gets.
+
+**Who plays whom.** The learner module ``"main"`` plays pairs of games against opponents drawn
+from a league: the built-in levels of ``LeagueConfig.levels`` and frozen snapshots of itself
+(``"main_v1"``, ``"main_v2"``, …: copies of "main"'s weights, frozen, in RLModules
+``"snapshot_0"`` … added while training as in RLlib's league-based self-play example; see
+``env.league`` for the slots). Only ``"main"`` is trained.
+
+**Sampling rule: prioritised fictitious self-play** (PFSP, AlphaStar, Vinyals et al. 2019).
+Opponent i is drawn with probability ∝ max(f(pᵢ), ``floor``), where pᵢ is the learner's win rate
+(draws count half) over its last ``window`` games against i, and ``prior`` stands in for p while
+there is no game against i yet:
+
+- ``rule="hard"`` (default): f(p) = (1 − p)², AlphaStar's rule for its main agents. Games go
+  where the learner still loses: a level it beats every time is all but dropped, so the samples
+  are not spent on solved opponents, while an opponent that still wins keeps coming back until
+  it is beaten; unlike uniform fictitious self-play, it does not waste most games on the old,
+  weak snapshots of a growing league. The goal (beat level 8) is the hardest opponent, which this
+  rule keeps in the mix from the start.
+- ``rule="variance"``: f(p) = p(1 − p), AlphaStar's rule for opponents of the learner's own
+  strength: most games where the result is most uncertain (p near ½), which carry the most
+  information about the outcome; for a learner far below the strongest levels.
+- ``floor`` keeps every opponent in play now and then (a solved level is still checked, so
+  forgetting shows up in its p and raises its weight again); ``prior`` (½) gives a new snapshot
+  a weight near the top, so it is measured soon.
+
+**Snapshot rule** (``snapshot_due``): a new snapshot of "main" joins the league when at least
+``snapshot_min_iterations`` training iterations have passed since the last one and the learner
+wins at least ``snapshot_threshold`` of its last games (≥ ``snapshot_min_games`` of them) against
+the newest snapshot: each snapshot is then measurably stronger than the one before (the gating of
+AlphaGo Zero), so the league is a ladder of the learner's own past. The first snapshot needs
+only the iterations and ``snapshot_min_games`` games in all. Only the newest
+``max_snapshots`` stay: a new snapshot overwrites the weights of the oldest one's module (a game
+against it still under way finishes against the new weights).
+
+**Metrics** (training results): ``league/size``, ``league/snapshots``, ``league/weights/<name>``
+(probabilities), ``league/win_rate/<name>`` and ``league/games/<name>`` (lifetime); and, as
+``CurlingMetrics`` gives single-agent runs, ``env_runners/win_rate``, ``draw_rate``,
+``points_for``, ``points_against`` over all the learner's games, and ``curling/env_steps_per_s``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from ray.rllib.callbacks.callbacks import RLlibCallback
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+from ray.rllib.utils.annotations import override
+
+from rllib_curling.env.league import (
+    LEARNER,
+    LeagueConfig,
+    check_league,
+    level_name,
+    snapshot_name,
+    snapshot_slot,
+)
+from rllib_curling.rl.callbacks import STEPS_KEY, WINDOW
+
+#: The learner's score of a game.
+RESULT_VALUE = {"WIN": 1.0, "DRAW": 0.5, "LOSE": 0.0}
+
+
+def league_mapping_fn(agent_id: Any, episode: Any = None, **kwargs: Any) -> str:
+    """Agent → module: agent IDs of ``CurlingLeagueEnv`` are module IDs (``"main"``, or the
+    ``"snapshot_S"`` slot of the snapshot it plays)."""
+    return str(agent_id)
+
+
+def pfsp_weights(
+    opponents: list[str], win_rates: Mapping[str, float], config: LeagueConfig
+) -> dict[str, float]:
+    """The sampling probabilities of ``opponents`` (module docstring): ∝ max(f(p), floor), with
+    p from ``win_rates`` (``config.prior`` where missing or NaN: RLlib's mean of no games)."""
+    if not opponents:
+        raise ValueError("the league has no opponents")
+    raw = {}
+    for name in opponents:
+        p = float(win_rates.get(name, config.prior))
+        p = min(max(p, 0.0), 1.0) if math.isfinite(p) else config.prior  # NaN: no games yet
+        f = (1.0 - p) ** 2 if config.rule == "hard" else p * (1.0 - p)
+        raw[name] = max(f, config.floor)
+    if sum(raw.values()) <= 0:  # floor 0 and every f 0: fall back to equal weights
+        raw = dict.fromkeys(opponents, 1.0)
+    return check_league(raw, config.max_snapshots)
+
+
+class WinRates:
+    """The learner's win rate (draws half) per opponent over its last ``window`` games, kept in
+    the driver: RLlib's results give each opponent's mean over one iteration's games only."""
+
+    def __init__(self, window: int) -> None:
+        self.window = window
+        self.games: dict[str, int] = {}  # lifetime games per opponent, as last reported
+        self._history: dict[str, list[tuple[int, float]]] = {}  # (games, mean) per iteration
+
+    def update(self, games: Mapping[str, float], means: Mapping[str, float]) -> None:
+        """Add one iteration: lifetime ``games`` and this iteration's ``means`` per opponent."""
+        for name, total in games.items():
+            new = int(total) - self.games.get(name, 0)
+            self.games[name] = int(total)
+            mean = means.get(name)
+            if new <= 0 or mean is None or not math.isfinite(mean):
+                continue
+            history = self._history.setdefault(name, [])
+            history.append((min(new, self.window), float(mean)))
+            while sum(n for n, _ in history[1:]) >= self.window:
+                history.pop(0)
+
+    def rates(self) -> dict[str, float]:
+        """Each opponent's win rate over (up to) its last ``window`` games."""
+        out = {}
+        for name, history in self._history.items():
+            left, total = self.window, 0.0
+            for n, mean in reversed(history):
+                take = min(n, left)
+                total, left = total + take * mean, left - take
+                if left == 0:
+                    break
+            out[name] = total / (self.window - left)
+        return out
+
+
+def snapshot_due(
+    *,
+    iterations_since: int,
+    newest_win_rate: float | None,
+    newest_games: int,
+    total_games: int,
+    has_snapshot: bool,
+    config: LeagueConfig,
+) -> bool:
+    """Whether "main" earns a new snapshot now (module docstring, "Snapshot rule")."""
+    if config.max_snapshots == 0 or iterations_since < config.snapshot_min_iterations:
+        return False
+    if not has_snapshot:
+        return total_games >= config.snapshot_min_games
+    return (
+        newest_games >= config.snapshot_min_games
+        and newest_win_rate is not None
+        and newest_win_rate >= config.snapshot_threshold
+    )
+
+
+def learner_final_info(episode: Any) -> dict[str, Any] | None:
+    """The learner's info on the last step of a finished ``CurlingLeagueEnv`` episode."""
+    agent_episodes = getattr(episode, "agent_episodes", None) or {}
+    learner = agent_episodes.get(LEARNER)
+    if learner is None:
+        return None
+    try:
+        info = learner.get_infos(-1)
+    except (IndexError, KeyError, TypeError):
+        return None
+    return info if isinstance(info, dict) and info.get("result") in RESULT_VALUE else None
+
+
+def set_league_on_runner(env_runner: Any, weights: dict[str, float]) -> int:
+    """``set_league(weights)`` on every ``CurlingLeagueEnv`` of an env runner; how many."""
+    env = getattr(env_runner, "env", None)
+    done = 0
+    for sub in getattr(env, "envs", None) or []:
+        target = getattr(sub, "unwrapped", sub)
+        if hasattr(target, "set_league"):
+            target.set_league(weights)
+            done += 1
+    return done
+
+
+class LeagueCallback(RLlibCallback):
+    """Logs the learner's results per opponent, adds snapshots of "main" and pushes PFSP
+    sampling weights to every env runner after each iteration (module docstring)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._last: tuple[float, float] | None = None  # (time, env steps) at the last result
+        self.snapshots: list[str] = []  # in the league, oldest first
+        self.versions = 0  # snapshots made so far
+        self.last_snapshot_iteration = 0
+        self.win_rates: WinRates | None = None
+        self.weights: dict[str, float] = {}
+
+    @override(RLlibCallback)
+    def on_episode_end(self, *, episode: Any, metrics_logger: Any = None, **kwargs: Any) -> None:
+        info = learner_final_info(episode)
+        if metrics_logger is None or info is None:
+            return
+        runner = kwargs.get("env_runner")
+        window = _league_config(getattr(runner, "config", None)).window
+        opponent, result = info["opponent"], info["result"]
+        mine, theirs = info["score"]
+        metrics_logger.log_value(("league", "win_rate", opponent), RESULT_VALUE[result],
+                                 window=window)  # fmt: skip
+        metrics_logger.log_value(("league", "games", opponent), 1, reduce="lifetime_sum")
+        metrics_logger.log_value("win_rate", float(result == "WIN"), window=WINDOW)
+        metrics_logger.log_value("draw_rate", float(result == "DRAW"), window=WINDOW)
+        metrics_logger.log_value("points_for", float(mine), window=WINDOW)
+        metrics_logger.log_value("points_against", float(theirs), window=WINDOW)
+
+    @override(RLlibCallback)
+    def on_algorithm_init(self, *, algorithm: Any, **kwargs: Any) -> None:
+        self._last = (time.monotonic(), 0.0)
+        config = _league_config(algorithm.config)
+        self._push(algorithm, pfsp_weights(self._opponents(config), {}, config))
+
+    @override(RLlibCallback)
+    def on_train_result(self, *, algorithm: Any, result: dict, **kwargs: Any) -> None:
+        config = _league_config(algorithm.config)
+        iteration = int(result.get("training_iteration", 0))
+        stats = (result.get("env_runners") or {}).get("league") or {}
+        if self.win_rates is None:
+            self.win_rates = WinRates(config.window)
+        self.win_rates.update(
+            {k: float(v) for k, v in (stats.get("games") or {}).items()},
+            {k: float(v) for k, v in (stats.get("win_rate") or {}).items()},
+        )
+        win_rates, games = self.win_rates.rates(), self.win_rates.games
+        newest = self.snapshots[-1] if self.snapshots else None
+        if snapshot_due(
+            iterations_since=iteration - self.last_snapshot_iteration,
+            newest_win_rate=win_rates.get(newest) if newest else None,
+            newest_games=games.get(newest, 0) if newest else 0,
+            total_games=sum(games.values()),
+            has_snapshot=newest is not None,
+            config=config,
+        ):
+            self._add_snapshot(algorithm, iteration, config)
+        self._push(algorithm, pfsp_weights(self._opponents(config), win_rates, config))
+        result["league"] = {
+            "size": len(self.weights),
+            "snapshots": len(self.snapshots),
+            "weights": dict(self.weights),
+            "win_rate": win_rates,
+            "games": dict(games),
+        }
+        self._speed(result)
+
+    def _speed(self, result: dict) -> None:
+        """``curling/env_steps_per_s`` of this iteration (as ``CurlingMetrics``) and
+        ``curling/opponent`` = -1 (a league, not one level)."""
+        now, steps = time.monotonic(), float(result.get(STEPS_KEY, 0.0) or 0.0)
+        curling = result.setdefault("curling", {})
+        if self._last is not None and now > self._last[0]:
+            curling["env_steps_per_s"] = (steps - self._last[1]) / (now - self._last[0])
+        self._last = (now, steps)
+        curling["opponent"] = -1
+
+    def _opponents(self, config: LeagueConfig) -> list[str]:
+        return [level_name(level) for level in config.levels] + list(self.snapshots)
+
+    def _add_snapshot(self, algorithm: Any, iteration: int, config: LeagueConfig) -> None:
+        """Freeze a copy of "main" as ``main_vN`` in its slot's module (rllib.md §8): the module
+        is added the first time the slot is used, later overwritten."""
+        self.versions += 1
+        slot = snapshot_slot(self.versions, config.max_snapshots)
+        main = algorithm.get_module(LEARNER)
+        if algorithm.get_module(slot) is None:
+            algorithm.add_module(module_id=slot, module_spec=RLModuleSpec.from_module(main))
+        state = {"learner_group": {"learner": {"rl_module": {slot: main.get_state()}}}}
+        algorithm.set_state(state)  # also syncs the new weights to every env runner
+        self.snapshots = [*self.snapshots, snapshot_name(self.versions)][-config.max_snapshots :]
+        self.last_snapshot_iteration = iteration
+
+    def _push(self, algorithm: Any, weights: dict[str, float]) -> None:
+        """The new sampling weights to every env runner, the local one included."""
+        self.weights = weights
+        algorithm.env_runner_group.foreach_env_runner(
+            lambda runner: set_league_on_runner(runner, weights), local_env_runner=True
+        )
+
+
+def _league_config(algo_config: Any) -> LeagueConfig:
+    env_config = getattr(algo_config, "env_config", None) or {}
+    return LeagueConfig.from_dict(env_config.get("league"))
+
+
+def configure_league(config: Any) -> Any:
+    """What ``env: curling_league`` adds to an ``AlgorithmConfig`` (``rl.trainables``): the
+    modules (``"main"``, trained; snapshots come later), the identity mapping, and
+    ``LeagueCallback`` beside the user's callbacks. Idempotent; returns ``config``."""
+    config.multi_agent(
+        policies={LEARNER},
+        policy_mapping_fn=league_mapping_fn,
+        policies_to_train=[LEARNER],
+    )
+    current = config.callbacks_class
+    classes = list(current) if isinstance(current, list | tuple) else [current]
+    classes = [c for c in classes if c is not RLlibCallback]
+    if LeagueCallback not in classes:
+        config.callbacks(callbacks_class=[*classes, LeagueCallback] if classes else LeagueCallback)
+    return config

@@ -1,0 +1,212 @@
+"""League self-play: the sampling and snapshot rules, the league env, and a league training run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rllib_curling.env.league import (
+    LEARNER,
+    CurlingLeagueEnv,
+    LeagueConfig,
+    check_league,
+    parse_opponent,
+    snapshot_slot,
+    split_env_config,
+)
+from rllib_curling.env.spaces import my_parity
+from rllib_curling.errors import ConfigError
+from rllib_curling.rl.league import WinRates, league_mapping_fn, pfsp_weights, snapshot_due
+
+ROOT = Path(__file__).resolve().parents[1]
+LEAGUE_YAML = ROOT / "tune_configs" / "ppo_league.yaml"
+
+
+# -- the sampling rule -----------------------------------------------------------------------------
+
+
+def test_pfsp_weights__hard_rule_favours_opponents_that_still_win() -> None:
+    config = LeagueConfig(floor=0.0)
+    weights = pfsp_weights(["level_2", "level_5", "level_8"], {"level_2": 0.9, "level_5": 0.5,
+                                                               "level_8": 0.0}, config)  # fmt: skip
+    assert weights["level_8"] > weights["level_5"] > weights["level_2"]
+    assert weights["level_8"] == pytest.approx(1.0 / (0.01 + 0.25 + 1.0))
+    assert sum(weights.values()) == pytest.approx(1.0)
+
+
+def test_pfsp_weights__floor_keeps_a_solved_opponent_and_prior_stands_in_for_unseen() -> None:
+    config = LeagueConfig(floor=0.1, prior=0.5)
+    weights = pfsp_weights(["level_2", "main_v1"], {"level_2": 1.0}, config)
+    assert weights["level_2"] == pytest.approx(0.1 / (0.1 + 0.25))
+    nan = pfsp_weights(["level_2", "main_v1"], {"level_2": 1.0, "main_v1": float("nan")}, config)
+    assert nan == weights
+
+
+def test_pfsp_weights__variance_rule_favours_even_opponents() -> None:
+    config = LeagueConfig(rule="variance", floor=0.0)
+    rates = {"level_8": 0.0, "main_v1": 0.5, "level_2": 1.0}
+    weights = pfsp_weights(list(rates), rates, config)
+    assert weights == {"level_8": 0.0, "main_v1": 1.0, "level_2": 0.0}
+
+
+def test_win_rates__window_spans_iterations_and_keeps_the_newest_games() -> None:
+    rates = WinRates(window=10)
+    rates.update({"level_2": 6}, {"level_2": 0.0})
+    rates.update({"level_2": 6, "level_3": 4}, {"level_3": 1.0})  # no new level-2 game
+    assert rates.rates() == {"level_2": 0.0, "level_3": 1.0}
+    rates.update({"level_2": 14, "level_3": 4}, {"level_2": 1.0})
+    assert rates.rates()["level_2"] == pytest.approx(0.8)  # 8 wins of the newest 10 games
+    assert rates.games == {"level_2": 14, "level_3": 4}
+
+
+# -- the snapshot rule -----------------------------------------------------------------------------
+
+
+def _due(**kwargs: object) -> bool:
+    args = {"iterations_since": 10, "newest_win_rate": 0.7, "newest_games": 60,
+            "total_games": 500, "has_snapshot": True, "config": LeagueConfig()}  # fmt: skip
+    return snapshot_due(**{**args, **kwargs})  # type: ignore[arg-type]
+
+
+def test_snapshot_due__when_the_newest_snapshot_is_beaten_often_enough() -> None:
+    assert _due()
+    assert not _due(newest_win_rate=0.55)
+    assert not _due(newest_games=49)
+    assert not _due(newest_win_rate=None)
+    assert not _due(iterations_since=9)
+    assert not _due(config=LeagueConfig(max_snapshots=0))
+
+
+def test_snapshot_due__first_snapshot_needs_only_iterations_and_games() -> None:
+    assert _due(has_snapshot=False, newest_win_rate=None, newest_games=0, total_games=50)
+    assert not _due(has_snapshot=False, newest_win_rate=None, total_games=49)
+
+
+# -- names, config and league validation -------------------------------------------------------- --
+
+
+def test_league_names__levels_snapshots_and_slots() -> None:
+    assert parse_opponent("level_8") == 8 and parse_opponent("main_v12") == "main_v12"
+    for bad in ("level_9", "main_v0", "main", "L2", 2):
+        with pytest.raises(ConfigError, match="neither a built-in level"):
+            parse_opponent(bad)
+    assert [snapshot_slot(v, 3) for v in (1, 2, 3, 4)] == [
+        "snapshot_0", "snapshot_1", "snapshot_2", "snapshot_0",
+    ]  # fmt: skip
+    assert league_mapping_fn("snapshot_1", None) == "snapshot_1"
+    assert league_mapping_fn(LEARNER, None) == "main"
+
+
+@pytest.mark.parametrize(
+    ("weights", "message"),
+    [
+        ({}, "non-empty dict"),
+        ({"level_2": -1.0}, "finite number >= 0"),
+        ({"level_2": float("nan")}, "finite number >= 0"),
+        ({"level_2": True}, "finite number >= 0"),
+        ({"level_2": 0.0}, "must not all be 0"),
+        ({"level_12": 1.0}, "neither a built-in level"),
+        ({"main_v1": 1.0, "main_v5": 1.0}, "share 'snapshot_0'"),
+    ],
+)
+def test_check_league__refuses_bad_tables(weights: dict, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        check_league(weights, max_snapshots=4)
+
+
+def test_league_config__unknown_and_bad_keys_fail_at_once() -> None:
+    with pytest.raises(ConfigError, match="unknown league key.*'levles'"):
+        LeagueConfig.from_dict({"levles": [2]})
+    with pytest.raises(ConfigError, match="rule must be one of"):
+        LeagueConfig.from_dict({"rule": "easy"})
+    with pytest.raises(ConfigError, match="levels must be built-in"):
+        LeagueConfig.from_dict({"levels": [2, 9]})
+    values, league = split_env_config({"ends": 2, "league": {"levels": [3]}})
+    assert values == {"ends": 2} and league.initial_league() == {"level_3": 1.0}
+
+
+# -- the env ---------------------------------------------------------------------------------------
+
+
+def _play(env: CurlingLeagueEnv) -> tuple[dict, dict, bool]:
+    """One game with sampled actions; (final infos, returns, learner had the hammer)."""
+    obs, _ = env.reset()
+    returns: dict[str, float] = {}
+    hammer = None
+    while True:
+        mover = next(iter(obs))
+        if mover == LEARNER and hammer is None:
+            hammer = my_parity(env._clients[LEARNER]) == 1  # end 1: throws last = hammer
+        obs, rewards, terminated, _, infos = env.step({mover: env.get_action_space(mover).sample()})
+        for agent, reward in rewards.items():
+            returns[agent] = returns.get(agent, 0.0) + reward
+        if terminated["__all__"]:
+            return infos, returns, bool(hammer)
+
+
+def test_league_env__bot_and_snapshot_games_alternate_the_hammer_per_pair() -> None:
+    env = CurlingLeagueEnv({"action": "discrete", "ends": 1, "seed": 5})
+    try:
+        assert env.possible_agents == ["main", "snapshot_0", "snapshot_1", "snapshot_2",
+                                       "snapshot_3"]  # fmt: skip
+        env.set_league({"level_2": 1.0})
+        for game in range(4):
+            infos, returns, hammer = _play(env)
+            assert list(infos) == [LEARNER] and infos[LEARNER]["opponent"] == "level_2"
+            assert infos[LEARNER]["result"] in ("WIN", "DRAW", "LOSE")
+            assert hammer == infos[LEARNER]["hammer"] == (game % 2 == 1)
+        env.set_league({"main_v6": 1.0})  # slot (6 - 1) mod 4 = 1
+        for game in range(2):
+            infos, returns, hammer = _play(env)
+            assert sorted(infos) == ["main", "snapshot_1"]
+            assert infos["snapshot_1"]["opponent"] == "main_v6"
+            assert returns["main"] == -returns["snapshot_1"]  # score: zero-sum
+            mine, theirs = infos[LEARNER]["score"]
+            result = infos[LEARNER]["result"]
+            assert result == ("WIN" if mine > theirs else "LOSE" if mine < theirs else "DRAW")
+            assert hammer == infos[LEARNER]["hammer"] == (game % 2 == 1)
+        with pytest.raises(ConfigError, match="share"):
+            env.set_league({"main_v1": 1.0, "main_v5": 1.0})
+        assert env.league == {"main_v6": 1.0}  # a refused table leaves the league as it was
+    finally:
+        env.close()
+
+
+def test_league_env__unknown_league_key_is_refused() -> None:
+    with pytest.raises(ConfigError, match="unknown league key"):
+        CurlingLeagueEnv({"league": {"size": 3}})
+
+
+# -- a league training run -------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_ppo_league_yaml__trains_adds_snapshots_and_evaluates(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rllib_curling.cli import rllib as rllib_cli
+
+    league = {"levels": [2, 3], "max_snapshots": 2, "snapshot_min_iterations": 1,
+              "snapshot_min_games": 0, "snapshot_threshold": 0.0}  # fmt: skip
+    overrides = {"env_config": {"ends": 1, "action": "discrete", "league": league},
+                 "num_envs_per_env_runner": 2, "train_batch_size_per_learner": 128,
+                 "minibatch_size": 64, "num_epochs": 1}  # fmt: skip
+    args = ["train", "-f", str(LEAGUE_YAML), "--storage-path", str(tmp_path),
+            "--stop", '{"training_iteration": 4}', "--config", json.dumps(overrides),
+            "--ray-num-cpus", "2"]  # fmt: skip
+    assert rllib_cli.main(args) == 0
+    experiment = tmp_path / "curling-ppo-league"
+    (trial,) = [d for d in experiment.iterdir() if d.is_dir() and (d / "result.json").is_file()]
+    results = [json.loads(line) for line in (trial / "result.json").read_text().splitlines()]
+    last = results[-1]["league"]
+    assert results[0]["league"]["snapshots"] == 1  # the first one, after iteration 1
+    assert 1 <= last["snapshots"] <= 2 and last["size"] == 2 + last["snapshots"]
+    assert {"level_2", "level_3", "main_v1"} <= set(results[0]["league"]["weights"])
+    modules = trial.glob("checkpoint_*/learner_group/learner/rl_module/*")
+    assert {"main", "snapshot_0"} <= {p.name for p in modules if p.is_dir()}
+    capsys.readouterr()
+    assert rllib_cli.main(["evaluate", str(experiment), "--episodes", "2", "--opponent", "1",
+                           "--ends", "1"]) == 0  # fmt: skip
+    assert "level 1" in capsys.readouterr().out
