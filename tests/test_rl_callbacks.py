@@ -30,9 +30,9 @@ def test_promotion__needs_window_games_at_the_level_and_the_rate() -> None:
     # Level 3 counts from its promotion: 4 games (all lost) in the next iteration, ...
     callback._maybe_promote(curriculum, {"L2": _stats(30, 1.0), "L3": _stats(4, 0.0)})
     assert callback.stage == 1
-    callback._maybe_promote(curriculum, {"L3": _stats(13, 1.0)})  # 9 games since
+    callback._maybe_promote(curriculum, {"L3": _stats(9, 1.0)})  # 9 games since
     assert callback.stage == 1
-    callback._maybe_promote(curriculum, {"L3": _stats(14, 1.0)})  # 10 games, (9 + 1) / 10
+    callback._maybe_promote(curriculum, {"L3": _stats(13, 1.0)})  # last 10: 9 won, 1 lost
     assert callback.stage == 2
     callback._maybe_promote(curriculum, {"L4": _stats(1000, 1.0)})  # the top stays the top
     assert callback.stage == 2

@@ -18,7 +18,8 @@ from rllib_curling.env.league import (
 )
 from rllib_curling.env.spaces import my_parity
 from rllib_curling.errors import ConfigError
-from rllib_curling.rl.league import WinRates, league_mapping_fn, pfsp_weights, snapshot_due
+from rllib_curling.rl.callbacks import WinRates
+from rllib_curling.rl.league import league_mapping_fn, pfsp_weights, snapshot_due
 
 ROOT = Path(__file__).resolve().parents[1]
 LEAGUE_YAML = ROOT / "tune_configs" / "ppo_league.yaml"

@@ -17,19 +17,22 @@ curriculum also ``curling/curriculum_stage`` (index into its levels).
 
 **Curriculum** (``env_config["curriculum"]``, ``env.config.CurriculumConfig``): after each
 iteration, once at least ``window`` games were played against the current level since it became
-current and the score rate over the latest ``window`` of them (whole iterations) reaches
-``promote_at``, the next
+current and the score rate over the latest ``window`` of them reaches ``promote_at``, the next
 level becomes current: every env runner's envs get the new mixture (the current level
 ``1 - review``, the levels passed ``review`` between them) through ``set_opponents``. The
 mixture is sent again after every iteration, so an env runner that was restarted catches up.
 The stage lives in the driver's callback: a run restored from a checkpoint starts again at the
 first level and climbs back as fast as it wins (``window`` games per level).
+
+Shared with the league's callback (``rl.league``): ``WinRates`` (score rate per opponent over
+the last N games, kept in the driver) and ``SamplingSpeed`` (``curling/env_steps_per_s``).
 """
 
 from __future__ import annotations
 
 import math
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from ray.rllib.callbacks.callbacks import RLlibCallback
@@ -49,6 +52,62 @@ def opponent_key(level: int | str) -> str:
     return f"L{text}" if text.isdigit() else text
 
 
+class SamplingSpeed:
+    """``curling/env_steps_per_s``: env steps sampled per second between training results."""
+
+    def __init__(self) -> None:
+        self._last: tuple[float, float] | None = None  # (time, env steps) at the last result
+
+    def start(self) -> None:
+        self._last = (time.monotonic(), 0.0)
+
+    def add_to(self, result: dict) -> None:
+        """Put this iteration's speed in ``result["curling"]["env_steps_per_s"]``."""
+        now, steps = time.monotonic(), float(result.get(STEPS_KEY, 0.0) or 0.0)
+        if self._last is not None and now > self._last[0]:
+            speed = (steps - self._last[1]) / (now - self._last[0])
+            result.setdefault("curling", {})["env_steps_per_s"] = speed
+        self._last = (now, steps)
+
+
+class WinRates:
+    """The learner's score rate (wins + draws / 2) per opponent over its last ``window`` games,
+    kept in the driver: RLlib's results give each opponent's mean over one iteration's games
+    only (the env runners' windows restart every iteration). Used by the curriculum and the
+    league."""
+
+    def __init__(self, window: int) -> None:
+        self.window = window
+        self.games: dict[str, int] = {}  # lifetime games per opponent, as last reported
+        self._history: dict[str, list[tuple[int, float]]] = {}  # (games, mean) per iteration
+
+    def update(self, games: Mapping[str, float], means: Mapping[str, float]) -> None:
+        """Add one iteration: lifetime ``games`` and this iteration's ``means`` per opponent."""
+        for name, total in games.items():
+            new = int(total) - self.games.get(name, 0)
+            self.games[name] = int(total)
+            mean = means.get(name)
+            if new <= 0 or mean is None or not math.isfinite(mean):
+                continue
+            history = self._history.setdefault(name, [])
+            history.append((min(new, self.window), float(mean)))
+            while sum(n for n, _ in history[1:]) >= self.window:
+                history.pop(0)
+
+    def rates(self) -> dict[str, float]:
+        """Each opponent's win rate over (up to) its last ``window`` games."""
+        out = {}
+        for name, history in self._history.items():
+            left, total = self.window, 0.0
+            for n, mean in reversed(history):
+                take = min(n, left)
+                total, left = total + take * mean, left - take
+                if left == 0:
+                    break
+            out[name] = total / (self.window - left)
+        return out
+
+
 def set_env_opponents(env: Any, weights: dict[int | str, float]) -> int:
     """Give every curling env inside ``env`` (a ``CurlingVectorEnv``, Gymnasium's sync or
     async vector envs of ``CurlingEnv``, or one env, wrapped or not) the opponent mixture
@@ -66,11 +125,11 @@ class CurlingMetrics(RLlibCallback):
 
     def __init__(self) -> None:
         super().__init__()
-        self._last: tuple[float, float] | None = None  # (time, env steps) at the last result
+        self._speed = SamplingSpeed()
         self._curriculum: CurriculumConfig | None = None
         self.stage = 0
-        self._games_seen: dict[int, float] = {}  # lifetime games per level at the last result
-        self._recent: list[tuple[float, float]] = []  # (games, score rate) per iteration
+        self._rates: WinRates | None = None  # score rate per opponent (driver)
+        self._games_at_promotion = 0  # lifetime games against the current level when promoted
 
     @override(RLlibCallback)
     def on_episode_end(self, *, episode: Any, metrics_logger: Any = None, **kwargs: Any) -> None:
@@ -97,7 +156,7 @@ class CurlingMetrics(RLlibCallback):
 
     @override(RLlibCallback)
     def on_algorithm_init(self, *, algorithm: Any, **kwargs: Any) -> None:
-        self._last = (time.monotonic(), 0.0)
+        self._speed.start()
 
     @override(RLlibCallback)
     def on_environment_created(self, *, env_runner: Any, env: Any, **kwargs: Any) -> None:
@@ -107,12 +166,8 @@ class CurlingMetrics(RLlibCallback):
 
     @override(RLlibCallback)
     def on_train_result(self, *, algorithm: Any, result: dict, **kwargs: Any) -> None:
-        now = time.monotonic()
-        steps = float(result.get(STEPS_KEY, 0.0) or 0.0)
+        self._speed.add_to(result)
         curling = result.setdefault("curling", {})
-        if self._last is not None and now > self._last[0]:
-            curling["env_steps_per_s"] = (steps - self._last[1]) / (now - self._last[0])
-        self._last = (now, steps)
         env_config = algorithm.config.env_config or {}
         curriculum = _curriculum_of(env_config)
         if curriculum is None:
@@ -131,35 +186,25 @@ class CurlingMetrics(RLlibCallback):
         curling["curriculum_stage"] = self.stage
 
     def _maybe_promote(self, curriculum: CurriculumConfig, opponents: dict[str, Any]) -> None:
-        """Track the games of this iteration against the current level and move to the next
-        level once the last ``window`` of them (or more: whole iterations) reach ``promote_at``.
-
-        RLlib reports per iteration the games' lifetime count and the mean over *this*
-        iteration's games (the env runners' windows restart each iteration), so the window is
-        kept here, as ``(games, mean)`` per iteration since the level became current."""
-        level = curriculum.levels[self.stage]
-        stats = opponents.get(opponent_key(level), {})
-        total = float(stats.get("games", 0.0) or 0.0)
-        played = total - self._games_seen.get(level, 0.0)
-        self._games_seen[level] = total
-        rate = float(stats.get("score_rate", math.nan))
-        if played > 0 and math.isfinite(rate):
-            self._recent.append((played, rate))
-        games, score, window = 0.0, 0.0, []
-        for n, mean in reversed(self._recent):  # newest iterations first
-            window.append((n, mean))
-            games, score = games + n, score + n * mean
-            if games >= curriculum.window:
-                break
-        self._recent = window[::-1]
-        if self.stage == len(curriculum.levels) - 1 or games < curriculum.window:
+        """Move to the next level once at least ``window`` games were played against the
+        current one since it became current and the score rate over the last ``window`` of
+        them reaches ``promote_at``."""
+        if self._rates is None:
+            self._rates = WinRates(curriculum.window)
+        self._rates.update(
+            {k: float(v.get("games", 0) or 0) for k, v in opponents.items()},
+            {k: float(v.get("score_rate", math.nan)) for k, v in opponents.items()},
+        )
+        key = opponent_key(curriculum.levels[self.stage])
+        played = self._rates.games.get(key, 0) - self._games_at_promotion
+        if self.stage == len(curriculum.levels) - 1 or played < curriculum.window:
             return
-        if score / games < curriculum.promote_at:
+        if self._rates.rates().get(key, 0.0) < curriculum.promote_at:
             return
         self.stage += 1
-        self._recent = []
-        nxt = curriculum.levels[self.stage]
-        self._games_seen[nxt] = float(opponents.get(opponent_key(nxt), {}).get("games", 0) or 0)
+        self._games_at_promotion = self._rates.games.get(
+            opponent_key(curriculum.levels[self.stage]), 0
+        )
 
 
 def _curriculum_of(env_config: Any) -> CurriculumConfig | None:

@@ -43,7 +43,6 @@ against it still under way finishes against the new weights).
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -59,7 +58,7 @@ from rllib_curling.env.league import (
     snapshot_name,
     snapshot_slot,
 )
-from rllib_curling.rl.callbacks import STEPS_KEY, WINDOW
+from rllib_curling.rl.callbacks import WINDOW, SamplingSpeed, WinRates
 
 #: The learner's score of a game.
 RESULT_VALUE = {"WIN": 1.0, "DRAW": 0.5, "LOSE": 0.0}
@@ -87,42 +86,6 @@ def pfsp_weights(
     if sum(raw.values()) <= 0:  # floor 0 and every f 0: fall back to equal weights
         raw = dict.fromkeys(opponents, 1.0)
     return check_league(raw, config.max_snapshots)
-
-
-class WinRates:
-    """The learner's win rate (draws half) per opponent over its last ``window`` games, kept in
-    the driver: RLlib's results give each opponent's mean over one iteration's games only."""
-
-    def __init__(self, window: int) -> None:
-        self.window = window
-        self.games: dict[str, int] = {}  # lifetime games per opponent, as last reported
-        self._history: dict[str, list[tuple[int, float]]] = {}  # (games, mean) per iteration
-
-    def update(self, games: Mapping[str, float], means: Mapping[str, float]) -> None:
-        """Add one iteration: lifetime ``games`` and this iteration's ``means`` per opponent."""
-        for name, total in games.items():
-            new = int(total) - self.games.get(name, 0)
-            self.games[name] = int(total)
-            mean = means.get(name)
-            if new <= 0 or mean is None or not math.isfinite(mean):
-                continue
-            history = self._history.setdefault(name, [])
-            history.append((min(new, self.window), float(mean)))
-            while sum(n for n, _ in history[1:]) >= self.window:
-                history.pop(0)
-
-    def rates(self) -> dict[str, float]:
-        """Each opponent's win rate over (up to) its last ``window`` games."""
-        out = {}
-        for name, history in self._history.items():
-            left, total = self.window, 0.0
-            for n, mean in reversed(history):
-                take = min(n, left)
-                total, left = total + take * mean, left - take
-                if left == 0:
-                    break
-            out[name] = total / (self.window - left)
-        return out
 
 
 def snapshot_due(
@@ -177,7 +140,7 @@ class LeagueCallback(RLlibCallback):
 
     def __init__(self) -> None:
         super().__init__()
-        self._last: tuple[float, float] | None = None  # (time, env steps) at the last result
+        self._speed = SamplingSpeed()
         self.snapshots: list[str] = []  # in the league, oldest first
         self.versions = 0  # snapshots made so far
         self.last_snapshot_iteration = 0
@@ -203,7 +166,7 @@ class LeagueCallback(RLlibCallback):
 
     @override(RLlibCallback)
     def on_algorithm_init(self, *, algorithm: Any, **kwargs: Any) -> None:
-        self._last = (time.monotonic(), 0.0)
+        self._speed.start()
         config = _league_config(algorithm.config)
         self._push(algorithm, pfsp_weights(self._opponents(config), {}, config))
 
@@ -242,12 +205,8 @@ class LeagueCallback(RLlibCallback):
     def _speed(self, result: dict) -> None:
         """``curling/env_steps_per_s`` of this iteration (as ``CurlingMetrics``) and
         ``curling/opponent`` = -1 (a league, not one level)."""
-        now, steps = time.monotonic(), float(result.get(STEPS_KEY, 0.0) or 0.0)
-        curling = result.setdefault("curling", {})
-        if self._last is not None and now > self._last[0]:
-            curling["env_steps_per_s"] = (steps - self._last[1]) / (now - self._last[0])
-        self._last = (now, steps)
-        curling["opponent"] = -1
+        self._speed.add_to(result)
+        result.setdefault("curling", {})["opponent"] = -1
 
     def _opponents(self, config: LeagueConfig) -> list[str]:
         return [level_name(level) for level in config.levels] + list(self.snapshots)
