@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from rllib_curling.env.league import (
@@ -211,3 +212,31 @@ def test_ppo_league_yaml__trains_adds_snapshots_and_evaluates(
     assert rllib_cli.main(["evaluate", str(experiment), "--episodes", "2", "--opponent", "1",
                            "--ends", "1"]) == 0  # fmt: skip
     assert "level 1" in capsys.readouterr().out
+    # A second league starts its learner from the first one's checkpoint (league.start_from).
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    def main_weights(run: Path) -> dict:
+        (ckpt,) = sorted(run.glob("*/checkpoint_*"))[-1:]
+        module = RLModule.from_checkpoint(ckpt / "learner_group/learner/rl_module/main")
+        return {k: np.asarray(v) for k, v in module.get_state().items()}
+
+    started = {**overrides, "env_config": {**overrides["env_config"],
+               "league": {**league, "start_from": str(experiment)}}}  # fmt: skip
+    second = tmp_path / "second"
+    args = ["train", "-f", str(LEAGUE_YAML), "--storage-path", str(second),
+            "--stop", '{"training_iteration": 1}', "--config", json.dumps(started),
+            "--ray-num-cpus", "2"]  # fmt: skip
+    assert rllib_cli.main(args) == 0
+    before, after = main_weights(experiment), main_weights(second / "curling-ppo-league")
+    # One small PPO step away from the first run's learner, far from a fresh network.
+    drift = max(float(np.abs(before[k] - after[k]).max()) for k in before)
+    assert drift < 0.05
+
+
+def test_resolve_start_from__absolute_checkpoint_or_one_line_error(tmp_path: Path) -> None:
+    from rllib_curling.rl.league import resolve_start_from
+
+    assert resolve_start_from({"ends": 1}) == {"ends": 1}
+    with pytest.raises(ConfigError, match="start_from") as err:
+        resolve_start_from({"league": {"start_from": str(tmp_path / "nothing")}})
+    assert "\n" not in str(err.value)

@@ -139,6 +139,8 @@ class LeagueConfig:
     | ``snapshot_threshold``     | win rate against the newest snapshot that earns the next  |
     | ``snapshot_min_iterations``| training iterations between two snapshots                 |
     | ``snapshot_min_games``     | games behind that win rate (all games, for the first one) |
+    | ``start_from``             | a checkpoint whose policy the learner starts from (e.g.   |
+    |                            | ``results/curling-ppo``, the curriculum run's), or None   |
     """
 
     levels: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8)
@@ -151,6 +153,7 @@ class LeagueConfig:
     snapshot_threshold: float = 0.6
     snapshot_min_iterations: int = 10
     snapshot_min_games: int = 50
+    start_from: str | None = None
 
     def __post_init__(self) -> None:
         if not self.levels or not all(is_level(level) for level in self.levels):
@@ -171,6 +174,10 @@ class LeagueConfig:
             value = getattr(self, key)
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise ConfigError(f"league {key} must be an int >= {least}, got {value!r}")
+        if self.start_from is not None and not isinstance(self.start_from, str):
+            raise ConfigError(
+                f"league start_from must be a checkpoint path, got {self.start_from!r}"
+            )
 
     @classmethod
     def from_dict(cls, values: Any) -> LeagueConfig:

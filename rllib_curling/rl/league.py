@@ -58,6 +58,7 @@ from rllib_curling.env.league import (
     snapshot_name,
     snapshot_slot,
 )
+from rllib_curling.errors import ConfigError
 from rllib_curling.rl.callbacks import WINDOW, SamplingSpeed, WinRates
 
 #: The learner's score of a game.
@@ -168,6 +169,8 @@ class LeagueCallback(RLlibCallback):
     def on_algorithm_init(self, *, algorithm: Any, **kwargs: Any) -> None:
         self._speed.start()
         config = _league_config(algorithm.config)
+        if config.start_from:
+            start_learner_from(algorithm, config.start_from)
         self._push(algorithm, pfsp_weights(self._opponents(config), {}, config))
 
     @override(RLlibCallback)
@@ -230,6 +233,44 @@ class LeagueCallback(RLlibCallback):
         algorithm.env_runner_group.foreach_env_runner(
             lambda runner: set_league_on_runner(runner, weights), local_env_runner=True
         )
+
+
+def start_learner_from(algorithm: Any, checkpoint: str) -> None:
+    """Load the policy of ``checkpoint`` (a single-agent run's ``default_policy`` or a league's
+    ``"main"``) into the learner ``"main"``, and so into every env runner. ``ConfigError`` if
+    its spaces differ from the learner's (another action set or observation size)."""
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    from rllib_curling.rl.checkpoints import module_checkpoint_dir
+
+    source = RLModule.from_checkpoint(module_checkpoint_dir(checkpoint).as_posix())
+    main = algorithm.get_module(LEARNER)
+    if (source.observation_space, source.action_space) != (
+        main.observation_space,
+        main.action_space,
+    ):
+        raise ConfigError(
+            f"league start_from {checkpoint}: its policy has spaces {source.observation_space} / "
+            f"{source.action_space}, the learner {main.observation_space} / {main.action_space}"
+        )
+    algorithm.set_state(
+        {"learner_group": {"learner": {"rl_module": {LEARNER: source.get_state()}}}}
+    )
+
+
+def resolve_start_from(env_config: dict[str, Any]) -> dict[str, Any]:
+    """``env_config`` with ``league.start_from`` as the absolute path of the checkpoint it names
+    (Tune runs trials in other directories); ``ConfigError`` (one line) if there is none."""
+    from rllib_curling.rl.checkpoints import find_checkpoint
+
+    league = dict(env_config.get("league") or {})
+    if not league.get("start_from"):
+        return env_config
+    try:
+        league["start_from"] = str(find_checkpoint(league["start_from"]))
+    except (FileNotFoundError, ValueError) as exc:
+        raise ConfigError(f"league start_from: {exc}") from None
+    return {**env_config, "league": league}
 
 
 def _league_config(algo_config: Any) -> LeagueConfig:

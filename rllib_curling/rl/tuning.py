@@ -25,7 +25,7 @@ from rllib_curling.rl.experiments import (
     check_env_config,
     check_resources,
 )
-from rllib_curling.rl.registration import CURLING_ENVS, register
+from rllib_curling.rl.registration import CURLING_ENVS, LEAGUE_ENV_NAME, register
 
 BEST_METRIC = "env_runners/episode_return_mean"
 #: Columns of the progress table: result key -> header.
@@ -137,6 +137,10 @@ def build_config(spec: ExperimentSpec) -> Any:
     if env in CURLING_ENVS:
         env_config = dict(user.pop("env_config", None) or {})
         check_env_config(env_config, spec)
+        if env == LEAGUE_ENV_NAME:
+            from rllib_curling.rl.league import resolve_start_from
+
+            env_config = resolve_start_from(env_config)
         base = algorithm_config(algo, env=env, env_config=env_config)
     else:
         base = get_trainable_cls(algo).get_default_config()
