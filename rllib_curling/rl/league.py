@@ -203,9 +203,9 @@ class LeagueCallback(RLlibCallback):
             "win_rate": win_rates,
             "games": dict(games),
         }
-        self._speed(result)
+        self._add_speed(result)
 
-    def _speed(self, result: dict) -> None:
+    def _add_speed(self, result: dict) -> None:
         """``curling/env_steps_per_s`` of this iteration (as ``CurlingMetrics``) and
         ``curling/opponent`` = -1 (a league, not one level)."""
         self._speed.add_to(result)

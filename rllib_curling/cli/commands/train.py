@@ -154,16 +154,23 @@ def run_train(args: argparse.Namespace) -> int:
         quiet(args.verbose)
         for spec in experiments:  # fail fast, before Ray starts: file, algorithm, env, keys
             build_config(spec)
+        import ray
+
+        started = not ray.is_initialized()  # ours to stop: nothing is left running after us
         init_ray(address=args.ray_address, num_cpus=args.ray_num_cpus, verbose=args.verbose)
-        status = 0
-        for spec in experiments:
-            best = run_experiment(spec, resume=args.resume, verbose=args.verbose)
-            if best is None:
-                status = 1
-                print(f"[{spec.name}] no checkpoint was written", file=sys.stderr)
-            else:
-                print(f"[{spec.name}] best checkpoint: {best}")
-        return status
+        try:
+            status = 0
+            for spec in experiments:
+                best = run_experiment(spec, resume=args.resume, verbose=args.verbose)
+                if best is None:
+                    status = 1
+                    print(f"[{spec.name}] no checkpoint was written", file=sys.stderr)
+                else:
+                    print(f"[{spec.name}] best checkpoint: {best}")
+            return status
+        finally:
+            if started:
+                ray.shutdown()
     except ConfigError as exc:
         print(f"rllib train: {exc}", file=sys.stderr)
         return 2
