@@ -125,10 +125,7 @@ class CurlingEnvConfig:
     def from_dict(cls, values: dict[str, Any] | None) -> CurlingEnvConfig:
         values = dict(values or {})
         values.pop("num_envs", None)  # added by RLlib's vector entry point
-        valid = [f.name for f in dataclasses.fields(cls)]
-        unknown = sorted(set(values) - set(valid))
-        if unknown:
-            raise ConfigError(f"unknown env_config key(s) {unknown}; valid keys: {valid}")
+        refuse_unknown_keys(cls, values, "env_config")
         if isinstance(values.get("server"), list):
             values["server"] = tuple(values["server"])
         if isinstance(values.get("opponent"), list):
@@ -218,10 +215,7 @@ class CurriculumConfig:
                 f"curriculum must be a mapping of {[f.name for f in dataclasses.fields(cls)]} "
                 f"(or true for the defaults), got {value!r}"
             )
-        valid = [f.name for f in dataclasses.fields(cls)]
-        unknown = sorted(set(value) - set(valid))
-        if unknown:
-            raise ConfigError(f"unknown curriculum key(s) {unknown}; valid keys: {valid}")
+        refuse_unknown_keys(cls, value, "curriculum")
         values = dict(value)
         if "levels" in values:
             values["levels"] = tuple(_as_level(v) for v in values["levels"])
@@ -284,6 +278,15 @@ def opponent_weights(opponent: Any) -> dict[int | str, float]:
 def _finite_number(value: Any) -> bool:
     """A real number (not a bool) that is finite."""
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def refuse_unknown_keys(cls: type, values: dict[str, Any], what: str) -> None:
+    """``ConfigError`` naming the keys of ``values`` that are not fields of the dataclass
+    ``cls``, and the valid ones (``what``: the mapping's name in the message)."""
+    valid = [f.name for f in dataclasses.fields(cls)]
+    unknown = sorted(set(values) - set(valid))
+    if unknown:
+        raise ConfigError(f"unknown {what} key(s) {unknown}; valid keys: {valid}")
 
 
 def _positive_seconds(value: Any) -> bool:

@@ -32,7 +32,6 @@ equal weights.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 from dataclasses import dataclass
@@ -43,6 +42,7 @@ import numpy as np
 
 from rllib_curling.bots.levels import LEVELS, is_level
 from rllib_curling.client import CONNECT_TIMEOUT_S, CurlingClient
+from rllib_curling.env.config import refuse_unknown_keys
 from rllib_curling.env.multi_agent import CurlingMultiAgentEnv
 from rllib_curling.env.spaces import check_action, observe, throw_for
 from rllib_curling.errors import ConfigError, ConnectionLostError
@@ -183,10 +183,7 @@ class LeagueConfig:
     def from_dict(cls, values: Any) -> LeagueConfig:
         """From ``env_config["league"]`` (None: the defaults); unknown keys are errors."""
         values = dict(values or {})
-        valid = [f.name for f in dataclasses.fields(cls)]
-        unknown = sorted(set(values) - set(valid))
-        if unknown:
-            raise ConfigError(f"unknown league key(s) {unknown}; valid keys: {valid}")
+        refuse_unknown_keys(cls, values, "league")
         if isinstance(values.get("levels"), list):
             values["levels"] = tuple(values["levels"])
         return cls(**values)
