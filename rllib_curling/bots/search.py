@@ -117,6 +117,11 @@ class SearchBot(Bot):
         return value, positions
 
     def choose(self, state: GameState, rng: np.random.Generator) -> Throw:
+        throws, order = self.rank(state, rng)
+        return finish(*throws[order[0]])
+
+    def rank(self, state: GameState, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """The candidates and the indices of the best ones, best first (steps 1–4 above)."""
         tables = shot_tables()
         spec = self.spec
         throws = self.candidates(state, tables)
@@ -129,7 +134,7 @@ class SearchBot(Bot):
             order = top[np.argsort(-mean, kind="stable")]
         if spec.reply and state.shot < sheet.STONES_PER_END - 1:
             order = self._by_replies(state, tables, order[: spec.reply], positions)
-        return finish(*throws[order[0]])
+        return throws, order
 
     def _by_replies(
         self, state: GameState, tables: ShotTables, top: np.ndarray, positions: np.ndarray

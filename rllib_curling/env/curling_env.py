@@ -190,6 +190,12 @@ class CurlingEnv(gym.Env):
         return self._server.label
 
     @property
+    def client(self) -> CurlingClient | None:
+        """The connection of the current game (None before the first reset): its ``position``,
+        ``state`` and ``totals`` are the game as this env sees it (for players that search)."""
+        return self._client
+
+    @property
     def watch_url(self) -> str | None:
         """The web page of this env's private server (``http_port``), once it runs, else None."""
         return self._server.web_url

@@ -157,6 +157,31 @@ def load_policy(
             return actions
         return int(actions[0]) if isinstance(space, gym.spaces.Discrete) else actions[0]
 
+    def propose(obs: np.ndarray, k: int, rng: np.random.Generator) -> list[Any]:
+        """Up to ``k`` distinct candidate actions for one observation, most likely first:
+        Discrete: the ``k`` highest logits (or Q-values); Box: the Gaussian's mean, then
+        ``k - 1`` draws from it (``rng``), mapped like ``policy``'s actions."""
+        batch = torch.from_numpy(np.asarray(obs, dtype=np.float32)[None])
+        with torch.no_grad():
+            if hasattr(module, "compute_q_values"):  # DQN: rank by Q-value
+                out = module.compute_q_values({Columns.OBS: batch})
+            else:
+                out = module.forward_inference({Columns.OBS: batch})
+        scores = out.get(Columns.ACTION_DIST_INPUTS, out.get("qf_preds"))
+        if scores is None:
+            raise ValueError("this module gives no action scores to rank (no logits or Q-values)")
+        scores = scores[0].cpu().numpy().astype(np.float64)
+        if isinstance(space, gym.spaces.Discrete):
+            order = np.argsort(-scores, kind="stable")[: max(1, k)]
+            return [int(i) for i in order]
+        mean, log_std = np.split(scores, 2)
+        draws = mean + np.exp(log_std) * rng.standard_normal((max(1, k) - 1, len(mean)))
+        raw = np.concatenate([mean[None], draws]).astype(np.float32)
+        if normalize_actions:
+            raw = np.stack([unsquash_action(a, space) for a in raw])
+        return list(np.clip(raw, space.low, space.high).astype(space.dtype))
+
+    policy.propose = propose  # type: ignore[attr-defined]
     policy.module = module  # type: ignore[attr-defined]
     policy.action_space = space  # type: ignore[attr-defined]
     return policy

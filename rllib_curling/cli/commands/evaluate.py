@@ -20,6 +20,8 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from rllib_curling.cli.options import add_search_options, positive_int
+
 #: Base seed of evaluation games: opponent level L plays with seed EVAL_SEED + L.
 EVAL_SEED = 1_000_000
 
@@ -63,16 +65,6 @@ def _levels(text: str) -> list[int]:
         ) from None
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "evaluate",
@@ -81,14 +73,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("checkpoint", help="a checkpoint, or a trial/experiment directory")
-    p.add_argument("--episodes", type=_positive, default=20, help="games per opponent (20)")
+    p.add_argument("--episodes", type=positive_int, default=20, help="games per opponent (20)")
     p.add_argument("--opponent", type=_levels, default=[2], metavar="L[,L...]",
                    help="built-in levels 0-8 to play, e.g. 2 or 2,4,6,8 (default 2)")  # fmt: skip
-    p.add_argument("--ends", type=_positive, default=4, help="ends per game (default 4)")
+    p.add_argument("--ends", type=positive_int, default=4, help="ends per game (default 4)")
     p.add_argument("--seed", type=int, default=EVAL_SEED,
                    help=f"base seed; level L uses seed + L (default {EVAL_SEED})")  # fmt: skip
     p.add_argument("--server", default="auto", help="'auto' (default) or host:port")
     p.add_argument("--module-id", default="default_policy", help="module to load")
+    add_search_options(p)
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.add_argument("--watch", action="store_true",
                    help="show the games on a web page (its URL is printed); after the games "
@@ -130,7 +123,7 @@ def evaluate(
             first = info["setstate"][0] == 0  # we throw the end's first stone
             done = False
             while not done:
-                obs, _, terminated, truncated, info = env.step(player.policy(obs))
+                obs, _, terminated, truncated, info = env.step(player.act(obs, env.client))
                 done = terminated or truncated
             mine, theirs = info["score"]
             outcome = info["result"] or (
@@ -173,7 +166,9 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         path = find_checkpoint(args.checkpoint)
-        player = PolicyPlayer.from_checkpoint(str(path), args.module_id)
+        player = PolicyPlayer.from_checkpoint(
+            str(path), args.module_id, search=args.search, samples=args.samples, seed=args.seed
+        )
     except (FileNotFoundError, ValueError) as exc:
         print(f"rllib evaluate: {exc}", file=sys.stderr)
         return 2

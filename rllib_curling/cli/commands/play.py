@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from rllib_curling.cli.options import add_search_options
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -25,6 +27,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     p.add_argument("--name", default="rllib-curling", help="team name sent after READYOK")
     p.add_argument("--module-id", default="default_policy", help="module to load")
+    add_search_options(p)
     p.add_argument(
         "--timeout", type=float, default=600.0, help="seconds to wait for the server (default 600)"
     )
@@ -43,7 +46,9 @@ def run(args: argparse.Namespace) -> int:
     from rllib_curling.rl.policy_player import PolicyPlayer, play_session
 
     try:
-        player = PolicyPlayer.from_checkpoint(args.checkpoint, args.module_id)
+        player = PolicyPlayer.from_checkpoint(
+            args.checkpoint, args.module_id, search=args.search, samples=args.samples
+        )
     except (FileNotFoundError, ValueError) as exc:
         print(f"curling play: {exc}", file=sys.stderr)
         return 2

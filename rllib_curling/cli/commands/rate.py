@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from rllib_curling.cli.commands.match import PlayerSpec, parse_player
+from rllib_curling.cli.options import add_search_options
 
 #: Base seed of rating games: pair k plays with seed RATE_SEED + k.
 RATE_SEED = 2_000_000
@@ -92,6 +93,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="processes for the bot-against-bot pairs (default 1: in this process)",
     )
     p.add_argument("--module-id", default="default_policy", help="module of the checkpoints")
+    add_search_options(p)  # for every checkpoint player
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--png", default=None, metavar="FILE", help="draw the ratings into this PNG")
     p.set_defaults(func=run)
@@ -130,7 +132,9 @@ def _check(args: argparse.Namespace) -> tuple[list[Entrant], str] | str:
     return entrants, anchor
 
 
-def _load_policies(entrants: list[Entrant], module_id: str) -> dict[str, Any] | str:
+def _load_policies(
+    entrants: list[Entrant], module_id: str, search: int = 1, samples: int = 1, seed: int = 0
+) -> dict[str, Any] | str:
     """A ``PolicyPlayer`` per checkpoint entrant, or a one-line error."""
     policies: dict[str, Any] = {}
     if not any(e.kind == "checkpoint" for e in entrants):
@@ -142,7 +146,9 @@ def _load_policies(entrants: list[Entrant], module_id: str) -> dict[str, Any] | 
         if e.kind == "checkpoint":
             try:
                 path = find_checkpoint(e.path)
-                policies[e.name] = PolicyPlayer.from_checkpoint(str(path), module_id)
+                policies[e.name] = PolicyPlayer.from_checkpoint(
+                    str(path), module_id, search=search, samples=samples, seed=seed
+                )
             except (FileNotFoundError, ValueError) as exc:
                 return f"{e.name}: {exc}"
             print(f"{e.name}: {path}", file=sys.stderr, flush=True)
@@ -158,7 +164,7 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(checked, str):
         return _fail(checked)
     entrants, anchor = checked
-    policies = _load_policies(entrants, args.module_id)
+    policies = _load_policies(entrants, args.module_id, args.search, args.samples, args.seed)
     if isinstance(policies, str):
         return _fail(policies)
     if args.games % 2:

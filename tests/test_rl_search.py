@@ -1,0 +1,157 @@
+"""Decision-time search (``rl.search``, ``--search K``): the game as the client sees it, the
+policy's proposals, and a search that prefers the shot that wins (no server, no Ray cluster)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from rllib_curling import observation, sheet
+from rllib_curling.aiming.templates import TEMPLATE_NAMES
+from rllib_curling.bots.evaluation import EvalContext
+from rllib_curling.client import CurlingClient
+from rllib_curling.env.spaces import my_parity, observe
+from rllib_curling.rl import search
+from rllib_curling.rl.checkpoints import load_policy
+from rllib_curling.rl.models import module_spec
+from rllib_curling.rl.policy_player import PolicyPlayer
+from rllib_curling.rl.search import PolicySearch, game_state
+
+THROW_AWAY = TEMPLATE_NAMES.index("throw away")
+DRAW_BUTTON = TEMPLATE_NAMES.index("draw button w+")
+OBS_SPACE = gym.spaces.Box(-4.0, 4.0, (observation.OBS_SIZE,), np.float32)
+SMALL = {"stone_hiddens": [16, 16], "context_hiddens": [8], "hiddens": [32]}
+
+
+def seen_client(
+    seat: int, state: tuple[int, int, int, int], end_scores: list[int], position: np.ndarray
+) -> CurlingClient:
+    """A client that has seen SETSTATE ``state`` and this game's SCOREs (its view), never
+    connected."""
+    client = CurlingClient("127.0.0.1", 1)
+    client.seat, client.state, client.end_scores = seat, state, end_scores
+    client.position = position
+    return client
+
+
+def test_game_state__is_the_game_the_client_sees() -> None:
+    position = np.zeros((16, 2))
+    position[0] = (sheet.TEE[0], sheet.TEE[1] - 1.0)
+    # Player2 (seat 1), end 3 of 4, shot 5 to throw by seat 1; it leads 3-1
+    client = seen_client(1, (5, 2, 4, 1), [2, -1, 1], position)
+    state = game_state(client)
+    assert state.next_seat == 1 and state.shot == 5 and state.end == 2
+    assert state.totals == (1, 3)  # (Player1, Player2)
+    assert state.config.ends == 4
+    np.testing.assert_array_equal(state.position, position)
+    assert state.seat_parity(1) == my_parity(client) == 1  # seat 1 throws the odd stones
+    ctx = EvalContext.of(state)  # what level 8 judges with
+    assert (ctx.parity, ctx.n_left, ctx.hammer, ctx.diff, ctx.ends_after) == (1, 10, True, 2, 1)
+
+
+def test_game_state__first_end_and_unlimited_games() -> None:
+    client = seen_client(0, (0, 0, -1, 0), [], np.zeros((16, 2)))
+    state = game_state(client)
+    assert state.totals == (0, 0) and state.config.unlimited and state.first_seat == 0
+    assert EvalContext.of(state).ends_after == -1
+
+
+def last_stone_tied() -> CurlingClient:
+    """Our hammer stone of the last end, the game tied and the house empty: a draw into the
+    house wins the game, a throw-away draws it."""
+    return seen_client(1, (15, 3, 4, 1), [1, -1, 2, -2], np.zeros((16, 2)))
+
+
+def test_search__prefers_the_shot_that_wins_over_the_policys_first_choice() -> None:
+    client = last_stone_tied()
+
+    def propose(obs: np.ndarray, k: int, rng: np.random.Generator) -> list[int]:
+        return [THROW_AWAY, DRAW_BUTTON][:k]
+
+    obs = observe(client)
+    tables_mode = ("discrete", PolicyPlayer(lambda o: 0, gym.spaces.Discrete(2)).tables)
+    assert PolicySearch(1, seed=0).choose(propose, obs, client, *tables_mode) == THROW_AWAY
+    assert PolicySearch(2, samples=4, seed=0).choose(propose, obs, client, *tables_mode) == (
+        DRAW_BUTTON
+    )
+
+
+def test_search__bad_sizes_are_refused() -> None:
+    with pytest.raises(ValueError, match="k >= 1"):
+        PolicySearch(0)
+    with pytest.raises(ValueError, match="samples >= 1"):
+        PolicySearch(4, samples=0)
+
+
+def test_search__samples_reach_the_re_judging(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[int] = []
+    real_rank = search.SearchBot.rank
+
+    def rank(self: search.SearchBot, state: object, rng: np.random.Generator) -> object:
+        seen.append(self.spec.samples)
+        return real_rank(self, state, rng)
+
+    monkeypatch.setattr(search.SearchBot, "rank", rank)
+    client = last_stone_tied()
+    tables = PolicyPlayer(lambda o: 0, gym.spaces.Discrete(2)).tables
+    PolicySearch(2, samples=3, seed=0).choose(
+        lambda obs, k, rng: [THROW_AWAY, DRAW_BUTTON], observe(client), client, "discrete", tables
+    )
+    assert seen == [3]
+
+
+@pytest.mark.parametrize(
+    ("algo", "space"),
+    [
+        ("ppo", gym.spaces.Discrete(65)),
+        ("ppo", gym.spaces.Box(-1.0, 1.0, (3,))),
+        ("dqn", gym.spaces.Discrete(65)),
+    ],
+)
+def test_propose__the_policys_choice_first_then_distinct_others(
+    algo: str, space: gym.Space, tmp_path: Path
+) -> None:
+    spec = module_spec(algo, **SMALL)
+    spec.observation_space, spec.action_space = OBS_SPACE, space
+    spec.build().save_to_path(tmp_path / "module")
+    policy = load_policy(tmp_path / "module")
+    obs = observe(last_stone_tied())
+    proposals = policy.propose(obs, 5, np.random.default_rng(0))
+    assert len(proposals) == 5
+    assert all(space.contains(np.asarray(a, dtype=space.dtype)) for a in proposals)
+    if isinstance(space, gym.spaces.Discrete):
+        assert proposals[0] == policy(obs) and len(set(proposals)) == 5
+    else:
+        np.testing.assert_allclose(proposals[0], policy(obs), atol=1e-6)
+        assert len({tuple(np.round(a, 6)) for a in proposals}) == 5
+
+
+def test_player__searches_only_when_asked() -> None:
+    player = PolicyPlayer(lambda obs: THROW_AWAY, gym.spaces.Discrete(65))
+    client = last_stone_tied()
+    assert player.search is None and player.act(observe(client), client) == THROW_AWAY
+    with pytest.raises(ValueError, match="--search"):
+        PolicyPlayer(lambda obs: 0, gym.spaces.Discrete(65), PolicySearch(4))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["curling", "play", "--checkpoint", "ckpt"],
+        ["curling", "rate", "2", "ckpt"],
+        ["rllib", "evaluate", "ckpt"],
+    ],
+)
+def test_commands__take_search_and_samples(argv: list[str], capsys: pytest.CaptureFixture) -> None:
+    from rllib_curling.cli import curling, rllib
+
+    parser = (curling if argv[0] == "curling" else rllib).build_parser()
+    args = parser.parse_args([*argv[1:], "--search", "8", "--samples", "3"])
+    assert (args.search, args.samples) == (8, 3)
+    assert parser.parse_args(argv[1:]).search == 1  # no search unless asked
+    with pytest.raises(SystemExit):
+        parser.parse_args([*argv[1:], "--search", "0"])
+    assert "must be at least 1" in capsys.readouterr().err
