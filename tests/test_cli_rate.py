@@ -51,6 +51,20 @@ def test_rate__a_pool_of_workers_plays_the_same_games(capsys: pytest.CaptureFixt
     assert json.loads(pooled)["pairs"] == json.loads(alone)["pairs"]
 
 
+def test_rate__adjacent_pairs_play_only_neighbours(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["rate", "0", "1", "2", "--pairs", "adjacent", "--games", "2", "--ends", "1", "--json"]
+    assert main(argv) == 0
+    result = json.loads(capsys.readouterr().out)
+    pairs = [(p["a"], p["b"], p["seed"] - rate.RATE_SEED) for p in result["pairs"]]
+    assert pairs == [("bot:0", "bot:1", 0), ("bot:1", "bot:2", 1)]
+    assert all(len(p["scores"]) == 2 for p in result["pairs"])
+    by_name = {row["player"]: row for row in result["ratings"]}
+    assert by_name["bot:1"]["games"] == 4 and by_name["bot:2"]["games"] == 2
+    assert result["games"][0][2] == 0  # 0 and 2 never met
+    assert main(argv[:-1]) == 0
+    assert capsys.readouterr().out.startswith("adjacent pairs: 3 players")
+
+
 def test_rate__seeds_are_not_evaluation_seeds() -> None:
     assert rate.RATE_SEED > EVAL_SEED + 8  # evaluate uses EVAL_SEED + level
 

@@ -10,7 +10,13 @@ without the hammer). Bot against bot plays in-process (``bots.matches.play_match
 a checkpoint or the external AI plays on a private server in this process, the checkpoints
 as clients in threads (``rl.policy_player``).
 
-Seeds: pair k (in list order: (1,2), (1,3), ..., (2,3), ...) plays with seed ``--seed + k``,
+``--pairs adjacent`` plays only each player against the next one listed ((1,2), (2,3), ...):
+n − 1 pairs instead of n(n − 1)/2, for fields too slow for a round robin (list the players by
+expected strength; the ratings then rest on neighbours' games, and their intervals widen
+along the chain).
+
+Seeds: pair k (in list order: (1,2), (1,3), ..., (2,3), ...; with ``adjacent`` (1,2), (2,3),
+...) plays with seed ``--seed + k``,
 default ``RATE_SEED``: far from ``rllib evaluate``'s ``EVAL_SEED + level``, and training
 servers draw random seeds, so rating games are neither training nor evaluation games.
 
@@ -83,6 +89,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ends", type=int, default=4, help="ends per game (default 4)")
     p.add_argument("--seed", type=int, default=RATE_SEED,
                    help=f"base seed; pair k plays with seed + k (default {RATE_SEED})")  # fmt: skip
+    p.add_argument("--pairs", choices=("all", "adjacent"), default="all",
+                   help="'all' (default): every pair plays; 'adjacent': each player only the "
+                   "next one listed (list them by expected strength; n-1 pairs, the ratings "
+                   "still connect)")  # fmt: skip
     p.add_argument("--anchor", default=None,
                    help="the player rated 0 (default: the first built-in level, else the first "
                    "player)")  # fmt: skip
@@ -195,7 +205,8 @@ def table(ratings: Any, args: argparse.Namespace, interrupted: bool = False) -> 
     order = ratings.order()
     width = max(6, *(len(name) for name in ratings.players))
     lines = [
-        f"round robin: {len(order)} players, {args.games} games per pair (hammer alternating), "
+        f"{'adjacent pairs' if args.pairs == 'adjacent' else 'round robin'}: {len(order)} "
+        f"players, {args.games} games per pair (hammer alternating), "
         f"{args.ends} ends per game, seeds {args.seed} + pair"
         + (" (INTERRUPTED: the games played so far)" if interrupted else ""),
         f"Bradley-Terry ratings on the Elo scale (a draw is half a win), {ratings.anchor} = 0, "

@@ -51,6 +51,14 @@ def bot_scores(level_a: int, level_b: int, games: int, ends: int, seed: int) -> 
     return [POINTS[g.result_for(seat)] for g, seat in zip(match.games, match.a_seats, strict=True)]
 
 
+def schedule(entrants: list[Entrant], pairs: str) -> list[tuple[Entrant, Entrant]]:
+    """The pairs that play: ``"all"`` (a round robin, in list order (1,2), (1,3), ..., (2,3),
+    ...) or ``"adjacent"`` (each player against the next one listed: (1,2), (2,3), ...)."""
+    if pairs == "adjacent":
+        return list(zip(entrants, entrants[1:], strict=False))
+    return [(a, b) for i, a in enumerate(entrants) for b in entrants[i + 1 :]]
+
+
 def play_round_robin(
     entrants: list[Entrant], policies: dict[str, Any], args: argparse.Namespace
 ) -> tuple[list[dict[str, Any]], bool]:
@@ -61,7 +69,7 @@ def play_round_robin(
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from multiprocessing import get_all_start_methods, get_context
 
-    pairs = [(a, b) for i, a in enumerate(entrants) for b in entrants[i + 1 :]]
+    pairs = schedule(entrants, args.pairs)
     out = [{"a": a.name, "b": b.name, "seed": args.seed + k, "scores": []}
            for k, (a, b) in enumerate(pairs)]  # fmt: skip
     start = time.perf_counter()
