@@ -351,12 +351,13 @@ def test_env__port_in_use_is_named_in_the_error() -> None:
             ServerProcess(ServerOptions(port=port))
 
 
-def test_multi_agent__random_game_for_both_seats() -> None:
+@pytest.mark.parametrize("reward", ["score", "win_score"])
+def test_multi_agent__random_game_for_both_seats(reward: str) -> None:
     from rllib_curling.env.multi_agent import CurlingMultiAgentEnv
 
-    env = CurlingMultiAgentEnv({"ends": 1, "action": "discrete"})
+    env = CurlingMultiAgentEnv({"ends": 1, "action": "discrete", "reward": reward})
     try:
-        obs, _ = env.reset()
+        obs, _ = env.reset(seed=5)
         assert len(obs) == 1
         returns = {"player1": 0.0, "player2": 0.0}
         for _ in range(16):
@@ -370,6 +371,12 @@ def test_multi_agent__random_game_for_both_seats() -> None:
                 break
         assert terminateds["__all__"] and set(obs) == {"player1", "player2"}
         assert returns["player1"] == -returns["player2"]
+        mine, theirs = infos["player1"]["score"]
+        if reward == "score":
+            assert returns["player1"] == mine - theirs
+        else:  # the outcome plus a tenth of the points
+            outcome = (mine > theirs) - (mine < theirs)
+            assert returns["player1"] == pytest.approx(outcome + 0.1 * (mine - theirs))
     finally:
         env.close()
 

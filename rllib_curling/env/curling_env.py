@@ -12,6 +12,7 @@ from rllib_curling.aiming.tables import shot_tables
 from rllib_curling.aiming.templates import TEMPLATES, Throw, template_table
 from rllib_curling.client import CONNECT_TIMEOUT_S, CurlingClient
 from rllib_curling.env.config import SERVER_TIMEOUT_S, CurlingEnvConfig, opponent_weights
+from rllib_curling.env.rewards import game_reward
 from rllib_curling.env.servers import EnvServer
 from rllib_curling.env.spaces import (
     action_space,
@@ -388,13 +389,11 @@ class CurlingEnv(gym.Env):
     def _reward(self, new_scores: list[int], terminated: bool) -> float:
         client = self._client
         assert client is not None
-        outcome = {"WIN": 1.0, "LOSE": -1.0}.get(client.result or "", 0.0) if terminated else 0.0
-        if self.config.reward == "win":
-            return outcome
-        if self.config.reward == "win_score":
-            return outcome + self.config.score_weight * float(sum(new_scores))
-        reward = float(sum(new_scores))
-        if self.config.reward == "shaped":
+        config = self.config
+        reward = game_reward(
+            config.reward, new_scores, client.result, terminated, config.score_weight
+        )
+        if config.reward == "shaped":
             potential = 0.0 if terminated else self._house_potential()
             reward += self.config.shaping_scale * (potential - self._potential)
             self._potential = potential

@@ -7,7 +7,8 @@ private one by default), so self-play uses the same wire path as play against a 
 
 Spaces, action maps and observations are those of ``CurlingEnv`` (same ``env_config`` keys; the
 ``opponent`` key is ignored: the other agent is the opponent). Rewards: each agent gets its own
-end scores (``reward="score"``) or ±1 at the end (``"win"``; ``"shaped"`` is refused); rewards
+end scores (``reward="score"``), ±1 at the end (``"win"``), or both (``"win_score"``; see
+``env.rewards``; ``"shaped"`` is refused); rewards
 reach an agent on the step during which they happen, and both agents get their final
 observation and reward when the game ends. ``reset(seed=...)`` restarts the private server
 with that seed: the same seed and actions give the same game.
@@ -35,6 +36,7 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from rllib_curling.aiming.tables import shot_tables
 from rllib_curling.client import CONNECT_TIMEOUT_S, CurlingClient
 from rllib_curling.env.config import CurlingEnvConfig
+from rllib_curling.env.rewards import game_reward
 from rllib_curling.env.servers import EnvServer
 from rllib_curling.env.spaces import (
     action_space,
@@ -46,7 +48,7 @@ from rllib_curling.env.spaces import (
 from rllib_curling.errors import ConfigError, ConnectionLostError, PeerTimeoutError
 
 AGENTS = ("player1", "player2")
-MULTI_AGENT_REWARDS = ("score", "win")
+MULTI_AGENT_REWARDS = ("score", "win", "win_score")
 
 
 class CurlingMultiAgentEnv(MultiAgentEnv):
@@ -180,9 +182,8 @@ class CurlingMultiAgentEnv(MultiAgentEnv):
         client = self._clients[agent]
         new = client.end_scores[self._scores_seen[agent] :]
         self._scores_seen[agent] = len(client.end_scores)
-        if self.config.reward == "win":
-            return {"WIN": 1.0, "LOSE": -1.0}.get(client.result or "", 0.0) if game_over else 0.0
-        return float(sum(new))
+        config = self.config
+        return game_reward(config.reward, new, client.result, game_over, config.score_weight)
 
     def _info(self, agent: str) -> dict[str, Any]:
         client = self._clients[agent]
