@@ -176,6 +176,34 @@ def test_batch__equals_single_shots_with_the_same_seeds() -> None:
     np.testing.assert_array_equal(first.position, rows.positions[0])
 
 
+def test_batch__on_all_threads_equals_one_after_another(monkeypatch: pytest.MonkeyPatch) -> None:
+    import numba
+
+    from rllib_curling.physics import engine
+
+    rng = np.random.default_rng(3)
+    n = 3 * engine.PARALLEL_MIN_THROWS + 1  # uneven chunks
+    position = np.zeros((16, 2))
+    position[0], position[1], position[2] = (2.375, 4.9), (2.5, 7.4), (2.1, 5.6)
+    throws = np.column_stack(
+        [rng.uniform(2.8, 5.5, n), rng.uniform(-0.6, 0.6, n), rng.choice([-1.6, 1.6], n)]
+    )
+    seeds = derive_seeds(rng, n)
+    calls: list[str] = []
+    for name in ("run_batch", "run_batch_parallel"):
+        real = getattr(engine, name)
+        monkeypatch.setattr(engine, name, lambda *a, real=real, name=name: (calls.append(name),
+                                                                           real(*a)))  # fmt: skip
+    together = simulate_batch(position, 3, throws, seeds=seeds)
+    monkeypatch.setattr(engine, "PARALLEL_MIN_THROWS", n + 1)
+    alone = simulate_batch(position, 3, throws, seeds=seeds)
+    want = ["run_batch_parallel"] if numba.get_num_threads() > 1 else ["run_batch"]
+    assert calls == [*want, "run_batch"]
+    np.testing.assert_array_equal(together.positions, alone.positions)
+    np.testing.assert_array_equal(together.mid, alone.mid)
+    np.testing.assert_array_equal(together.ticks, alone.ticks)
+
+
 def test_batch__trajectories_match_the_batched_run() -> None:
     throws = [[3.0, 0.0, 1.0], [5.0, 0.0, 0.0]]
     pos = one_stone(2.3506, 4.88, 1)

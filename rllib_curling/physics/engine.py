@@ -7,6 +7,11 @@ friction noise) comes from one 64-bit seed per shot drawn from the Generator
 Generator state and inputs give bit-identical results, one shot at a time or batched: row ``k``
 of :func:`simulate_batch` equals :func:`simulate` called with ``seed=seeds[k]``.
 
+A batch of ``PARALLEL_MIN_THROWS`` or more throws is spread over Numba's threads (one per core
+by default; ``NUMBA_NUM_THREADS=1`` turns it off), with the same results. The search bots'
+batches (levels 5–8, and ``--search``) use the idle cores this way; calls from several Python
+threads take turns (Numba's default thread pool is not re-entrant).
+
 Array layouts (protocol frame, sheet.py):
 
 ==============  ============  ==============================================================
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,9 +40,12 @@ from rllib_curling.errors import InvalidThrowError
 from rllib_curling.physics import contact as c
 from rllib_curling.physics.band import build_table
 from rllib_curling.physics.ice import PLATFORM, IceModel
-from rllib_curling.physics.kernel import run_batch, run_shot
+from rllib_curling.physics.kernel import run_batch, run_batch_parallel, run_shot
 
 THROW_NAMES = ("v", "h", "w", "sweep")
+#: Batches at least this large run on all of Numba's threads (below, starting them costs more).
+PARALLEL_MIN_THROWS = 16
+_PARALLEL_LOCK = threading.Lock()
 #: Lower and upper clamp of each throw component, as the platform clamps BESTSHOT.
 THROW_LOW = np.array([0.0, -sheet.H_MAX, -sheet.W_MAX, 0.0])
 THROW_HIGH = np.array([sheet.V_MAX, sheet.H_MAX, sheet.W_MAX, sheet.SWEEP_MAX])
@@ -271,6 +280,19 @@ def simulate(
     )
 
 
+def _run_batch(*args: object) -> None:
+    """``kernel.run_batch``, on all of Numba's threads for a large batch (module docstring)."""
+    import numba
+
+    n = args[0].shape[0]  # type: ignore[attr-defined]
+    threads = numba.get_num_threads()
+    if n < PARALLEL_MIN_THROWS or threads < 2:
+        run_batch(*args)
+        return
+    with _PARALLEL_LOCK:
+        run_batch_parallel(*args, min(threads, n))
+
+
 def _scratch() -> tuple[np.ndarray, ...]:
     """Work arrays of the kernel: vel, spin, mode, budget, moving list, speed bound."""
     return (
@@ -310,7 +332,7 @@ def simulate_batch(
     ticks = np.zeros(n, dtype=np.int64)
     trajectories = None
     if stride == 0:
-        run_batch(pos, sl, th, sd, bool(noise), prm, table, mid, ticks)
+        _run_batch(pos, sl, th, sd, bool(noise), prm, table, mid, ticks)
     else:
         trajectories = []
         traj = np.zeros((_frames(model, stride), 16, 2))

@@ -1,4 +1,4 @@
-"""The compiled tick loop (numba, single-threaded). Internal: use :mod:`.engine`.
+"""The compiled tick loop (numba). Internal: use :mod:`.engine`.
 
 Per shot the kernel keeps, for the 16 stones of a position, arrays ``pos`` (16, 2), ``vel``
 (16, 2), ``spin`` (16,) rad/s (positive = counter-clockwise in the (x, y) frame, which is the
@@ -26,6 +26,10 @@ Two fast paths do the same with less work: :func:`_free_flight` runs the thrown 
 :func:`rllib_curling.physics.rigid.rigid_jump` moves stones that only slide after a contact
 by many ticks at once in closed form.
 
+A batch of throws runs one after another (:func:`run_batch`) or spread over Numba's threads
+(:func:`run_batch_parallel`: each thread its own scratch arrays; every throw has its own seed,
+so the results are the same bit for bit).
+
 Development note: numba's on-disk cache of a function only tracks its own file; after editing
 contact.py or rigid.py, touch this file (or delete ``__pycache__/*.nb*``) so that the cached
 ``run_shot`` is rebuilt with the new helpers.
@@ -36,7 +40,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from rllib_curling.physics import contact as c
 from rllib_curling.physics.contact import BAND, OUT, REST, advance, gap
@@ -394,3 +398,28 @@ def run_batch(
             mid[n], vel, spin, mode, budget, mov, speed,
         )  # fmt: skip
         ticks[n] = t
+
+
+@njit(cache=True, parallel=True)
+def run_batch_parallel(
+    positions: np.ndarray, slots: np.ndarray, throws: np.ndarray, seeds: np.ndarray,
+    noise: bool, prm: np.ndarray, table: np.ndarray, mid: np.ndarray, ticks: np.ndarray,
+    chunks: int,
+) -> None:  # fmt: skip
+    """:func:`run_batch` with the throws split into ``chunks`` parts run in parallel (one per
+    Numba thread)."""
+    n = positions.shape[0]
+    for k in prange(chunks):
+        vel = np.zeros((16, 2))
+        spin = np.zeros(16)
+        mode = np.zeros(16, dtype=np.int8)
+        budget = np.zeros(16)
+        mov = np.zeros(16, dtype=np.int64)
+        speed = np.zeros(16)
+        traj = np.zeros((1, 16, 2))
+        for i in range(k * n // chunks, (k + 1) * n // chunks):
+            t, _ = run_shot(
+                positions[i], slots[i], throws[i], seeds[i], noise, prm, table, False, traj, 0,
+                mid[i], vel, spin, mode, budget, mov, speed,
+            )  # fmt: skip
+            ticks[i] = t
