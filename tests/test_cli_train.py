@@ -87,6 +87,25 @@ def test_experiment_file__every_shipped_config_reads() -> None:
         assert isinstance(spec, ExperimentSpec) and spec.run and spec.env in CURLING_ENVS
 
 
+def test_train__config_env_config_is_merged_into_the_files(tmp_path: Path) -> None:
+    from rllib_curling.cli.commands.train import _experiments_from_args
+
+    league = "tune_configs/ppo_league.yaml"
+    (spec,) = read_experiment_file(ROOT / league)
+    want = spec.config["env_config"]
+    override = {"env_config": {"league": {"start_from": "results/curling-ppo"}}, "lr": 1e-4}
+    args = rllib_cli.build_parser().parse_args(
+        ["train", "-f", str(ROOT / league), "--config", json.dumps(override)]
+    )
+    (merged,) = _experiments_from_args(args)
+    env_config = merged.config["env_config"]
+    assert env_config["league"] == {**want["league"], "start_from": "results/curling-ppo"}
+    assert {k: v for k, v in env_config.items() if k != "league"} == {
+        k: v for k, v in want.items() if k != "league"
+    }
+    assert merged.config["lr"] == 1e-4
+
+
 def test_experiment_spec__non_mapping_sections_are_refused() -> None:
     with pytest.raises(ConfigError, match="stop must be a mapping"):
         ExperimentSpec.from_mapping("x", {"run": "PPO", "stop": [1]}, "f.yaml")

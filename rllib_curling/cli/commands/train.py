@@ -16,7 +16,8 @@ DESCRIPTION = """\
 Train with Tune (its progress table is the progress output). With --env curling (or
 curling_multi) the config starts from rllib_curling.rl.training.algorithm_config (the curling
 network, sized for small machines); --config and a YAML's config are applied on top. Flags given
-on the command line override what a -f file says.
+on the command line override what a -f file says; --config's env_config is merged into the
+file's key by key (nested mappings such as league and curriculum too).
 
   rllib train --run PPO --env curling [--config JSON] [--stop JSON] ...
   rllib train -f tune_configs/ppo.yaml [--stop JSON]        (1.x form)
@@ -131,9 +132,11 @@ def _apply_overrides(spec: Any, args: argparse.Namespace) -> None:
             setattr(spec, key, value)
     if args.config:
         if not isinstance(spec.config, dict):
-            spec.config = spec.config.update_from_dict(args.config)
+            base = getattr(spec.config, "env_config", None)
+            spec.config = spec.config.update_from_dict(_with_env_config(args.config, base))
         else:
-            spec.config = {**spec.config, **args.config}
+            override = _with_env_config(args.config, spec.config.get("env_config"))
+            spec.config = {**spec.config, **override}
     for flag, key in (
         ("checkpoint_freq", "checkpoint_frequency"),
         ("checkpoint_at_end", "checkpoint_at_end"),
@@ -142,6 +145,25 @@ def _apply_overrides(spec: Any, args: argparse.Namespace) -> None:
     ):
         if getattr(args, flag) is not None:
             spec.checkpoint_config[key] = getattr(args, flag)
+
+
+def _with_env_config(override: dict[str, Any], base: Any) -> dict[str, Any]:
+    """``override`` with its ``env_config`` merged into ``base`` (the file's) key by key,
+    nested mappings too (``league``, ``curriculum``): ``--config '{"env_config": {"league":
+    {"start_from": "results/curling-ppo"}}}'`` keeps every other key the file sets."""
+    env = override.get("env_config")
+    if not isinstance(env, dict) or not isinstance(base, dict):
+        return override
+    return {**override, "env_config": _deep_merge(base, env)}
+
+
+def _deep_merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in top.items():
+        old = out.get(key)
+        both = isinstance(old, dict) and isinstance(value, dict)
+        out[key] = _deep_merge(old, value) if both else value  # type: ignore[arg-type]
+    return out
 
 
 def run_train(args: argparse.Namespace) -> int:
