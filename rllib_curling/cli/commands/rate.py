@@ -259,7 +259,9 @@ def plot(ratings: Any, path: str, args: argparse.Namespace) -> Path:
     ax.axvline(0.0, color="grey", lw=0.8, ls="--")
     ax.set_xlabel(f"rating (Elo scale, {ratings.anchor} = 0), 95 % interval")
     ax.set_title(
-        f"curling rate: {args.games} games per pair, {args.ends} ends per game", fontsize=10
+        f"curling rate: {args.games} games per {'adjacent ' if args.pairs == 'adjacent' else ''}"
+        f"pair, {args.ends} ends per game",
+        fontsize=10,
     )
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
