@@ -380,11 +380,12 @@ def _remove_out_of_play(pos: np.ndarray, mode: np.ndarray, prm: np.ndarray) -> N
 
 
 @njit(cache=True)
-def run_batch(
+def _run_rows(
     positions: np.ndarray, slots: np.ndarray, throws: np.ndarray, seeds: np.ndarray,
     noise: bool, prm: np.ndarray, table: np.ndarray, mid: np.ndarray, ticks: np.ndarray,
+    start: int, stop: int,
 ) -> None:  # fmt: skip
-    """Simulate ``N`` throws in place on ``positions`` (N, 16, 2); fills ``mid`` and ``ticks``."""
+    """Throws ``start:stop`` of a batch, one after another, with scratch arrays of their own."""
     vel = np.zeros((16, 2))
     spin = np.zeros(16)
     mode = np.zeros(16, dtype=np.int8)
@@ -392,12 +393,22 @@ def run_batch(
     mov = np.zeros(16, dtype=np.int64)
     speed = np.zeros(16)
     traj = np.zeros((1, 16, 2))
-    for n in range(positions.shape[0]):
+    for n in range(start, stop):
         t, _ = run_shot(
             positions[n], slots[n], throws[n], seeds[n], noise, prm, table, False, traj, 0,
             mid[n], vel, spin, mode, budget, mov, speed,
         )  # fmt: skip
         ticks[n] = t
+
+
+@njit(cache=True)
+def run_batch(
+    positions: np.ndarray, slots: np.ndarray, throws: np.ndarray, seeds: np.ndarray,
+    noise: bool, prm: np.ndarray, table: np.ndarray, mid: np.ndarray, ticks: np.ndarray,
+) -> None:  # fmt: skip
+    """Simulate ``N`` throws in place on ``positions`` (N, 16, 2); fills ``mid`` and ``ticks``."""
+    n = positions.shape[0]
+    _run_rows(positions, slots, throws, seeds, noise, prm, table, mid, ticks, 0, n)
 
 
 @njit(cache=True, parallel=True)
@@ -410,16 +421,5 @@ def run_batch_parallel(
     Numba thread)."""
     n = positions.shape[0]
     for k in prange(chunks):
-        vel = np.zeros((16, 2))
-        spin = np.zeros(16)
-        mode = np.zeros(16, dtype=np.int8)
-        budget = np.zeros(16)
-        mov = np.zeros(16, dtype=np.int64)
-        speed = np.zeros(16)
-        traj = np.zeros((1, 16, 2))
-        for i in range(k * n // chunks, (k + 1) * n // chunks):
-            t, _ = run_shot(
-                positions[i], slots[i], throws[i], seeds[i], noise, prm, table, False, traj, 0,
-                mid[i], vel, spin, mode, budget, mov, speed,
-            )  # fmt: skip
-            ticks[i] = t
+        start, stop = k * n // chunks, (k + 1) * n // chunks
+        _run_rows(positions, slots, throws, seeds, noise, prm, table, mid, ticks, start, stop)

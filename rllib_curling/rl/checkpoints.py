@@ -132,6 +132,15 @@ def load_policy(
     module.eval()
     space = module.action_space
 
+    def to_space(actions: np.ndarray) -> np.ndarray:
+        """A batch of the module's actions as actions of ``space``: Box actions mapped from
+        [-1, 1] (``normalize_actions``) and clipped, others cast."""
+        if not isinstance(space, gym.spaces.Box):
+            return actions.astype(space.dtype)
+        if normalize_actions:
+            actions = unsquash_action(actions, space)
+        return np.clip(actions, space.low, space.high).astype(space.dtype)
+
     def policy(obs: np.ndarray) -> Any:
         batch = np.asarray(obs, dtype=np.float32)
         single = batch.ndim == 1
@@ -146,13 +155,7 @@ def load_policy(
                     out[Columns.ACTION_DIST_INPUTS]
                 )
                 actions = dist.to_deterministic().sample()
-        actions = actions.cpu().numpy()
-        if isinstance(space, gym.spaces.Box):
-            if normalize_actions:
-                actions = unsquash_action(actions, space)
-            actions = np.clip(actions, space.low, space.high).astype(space.dtype)
-        else:
-            actions = actions.astype(space.dtype)
+        actions = to_space(actions.cpu().numpy())
         if not single:
             return actions
         return int(actions[0]) if isinstance(space, gym.spaces.Discrete) else actions[0]
@@ -176,10 +179,7 @@ def load_policy(
             return [int(i) for i in order]
         mean, log_std = np.split(scores, 2)
         draws = mean + np.exp(log_std) * rng.standard_normal((max(1, k) - 1, len(mean)))
-        raw = np.concatenate([mean[None], draws]).astype(np.float32)
-        if normalize_actions:
-            raw = np.stack([unsquash_action(a, space) for a in raw])
-        return list(np.clip(raw, space.low, space.high).astype(space.dtype))
+        return list(to_space(np.concatenate([mean[None], draws]).astype(np.float32)))
 
     policy.propose = propose  # type: ignore[attr-defined]
     policy.module = module  # type: ignore[attr-defined]
