@@ -261,10 +261,9 @@ class Game:
         detection, and after stone 15 the end's score and the next end (or the game's end).
         """
         _check_throwable(state)
-        after = rules.as_position(after_position)
         shot = state.shot
-        positions, fgz, centre = rules.resolve_shot_batch(state.position, after, shot)
-        rest = positions[shot]
+        positions, fgz, centre = rules.resolve_shot(state.position, after_position, shot)
+        rest_x, rest_y = positions[shot].tolist()
         fouled = 1 - state.next_seat if (fgz or centre) else None
         end_score = end_state = reset = None
         if shot + 1 == sheet.STONES_PER_END:
@@ -277,7 +276,7 @@ class Game:
         return Transition(
             state=kept,
             before=state,
-            thrown_rest=(float(rest[0]), float(rest[1])) if rules.in_play(rest) else None,
+            thrown_rest=(rest_x, rest_y) if rest_x != 0.0 or rest_y != 0.0 else None,
             mid=mid,
             end_score=end_score,
             end_state=end_state,

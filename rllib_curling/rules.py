@@ -10,7 +10,10 @@ Positions are ``float64`` arrays of shape ``(16, 2)`` in the protocol frame (``s
 
 Every function also takes batches ``(..., 16, 2)`` (per-stone helpers take any ``(..., 2)``), so
 bots can judge thousands of candidate outcomes in one call; the ``*_batch`` names return arrays,
-the plain names return Python scalars for one position.
+the plain names return Python scalars for one position. The batch functions are the definition;
+``stone_facts``, ``resolve_shot`` and ``score_end``/``score_for`` (one position: the server's and
+the env's every throw) run the same rules in plain Python on 16 stones, several times faster than
+numpy on arrays this small; tests hold the two paths equal to the last bit.
 
 Decisions where the sources are silent (protocol.md §5, §6):
 
@@ -28,6 +31,9 @@ Decisions where the sources are silent (protocol.md §5, §6):
 """
 
 from __future__ import annotations
+
+import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -71,7 +77,13 @@ def in_play(xy: np.ndarray) -> np.ndarray:
 def distance_to_tee(xy: np.ndarray) -> np.ndarray:
     """Distance (m) from each stone centre to the tee; geometry only (``(0, 0)`` is not masked)."""
     xy = np.asarray(xy, dtype=np.float64)
-    return np.hypot(xy[..., 0] - _TEE[0], xy[..., 1] - _TEE[1])
+    return _length(xy[..., 0] - _TEE[0], xy[..., 1] - _TEE[1])
+
+
+def _length(dx: np.ndarray, dy: np.ndarray) -> np.ndarray:
+    """``sqrt(dx² + dy²)``: only correctly rounded operations, so ``math.sqrt`` on Python floats
+    (the one-position path) gives the same value to the last bit (``hypot`` differs by an ulp)."""
+    return np.sqrt(dx * dx + dy * dy)
 
 
 def in_house(xy: np.ndarray) -> np.ndarray:
@@ -144,7 +156,7 @@ def score_for_batch(positions: np.ndarray, parity: int) -> np.ndarray:
 
 def score_for(position: np.ndarray, parity: int) -> int:
     """One position's ``score_for_batch``: points now from the view of the rows of ``parity``."""
-    return int(score_for_batch(as_position(position), parity))
+    return points_for(stone_facts(position), parity)
 
 
 def score_end_batch(positions: np.ndarray) -> np.ndarray:
@@ -164,8 +176,8 @@ def score_end(position: np.ndarray) -> tuple[int, int]:
     nearer than the opponent's nearest stone in the house (all of its house stones when the
     opponent has none). Empty house, or equidistant nearest stones: ``(0, 0)``.
     """
-    even, odd = score_end_batch(as_position(position))
-    return int(even), int(odd)
+    even = points_for(stone_facts(position), 0)
+    return max(even, 0), max(-even, 0)
 
 
 # --- free guard zone and centre line ------------------------------------------------------------
@@ -219,7 +231,7 @@ def centre_line_violation_batch(before: np.ndarray, afters: np.ndarray, shot: in
     if shot > sheet.RULE_LAST_SHOT:
         return np.zeros(afters.shape[:-2], dtype=bool)
     guards = in_free_guard_zone(before) & touches_centre_line(before) & opponent_rows(shot)
-    moved = np.hypot(*np.moveaxis(afters - before, -1, 0)) > MOVE_TOLERANCE
+    moved = _length(*np.moveaxis(afters - before, -1, 0)) > MOVE_TOLERANCE
     off = ~(touches_centre_line(afters) & in_free_guard_zone(afters))
     return np.any(guards & moved & off, axis=-1)
 
@@ -250,3 +262,112 @@ def resolve_shot_batch(
     centre = centre_line_violation_batch(before, afters, shot) & ~fgz
     positions = np.where(fgz[..., None, None], restored_position(before, shot), afters)
     return positions, fgz, centre
+
+
+def resolve_shot(before: np.ndarray, after: np.ndarray, shot: int) -> tuple[np.ndarray, bool, bool]:
+    """One position's ``resolve_shot_batch``: ``(position (16, 2), fgz_restored, centre_line)``.
+
+    Plain Python on the 16 stones (the same rules and tolerances; see the module docstring).
+    Raises ``InvalidThrowError`` on a wrong shape or a non-finite value.
+    """
+    b = stone_facts(before)
+    a = [xy if _inside(*xy) else (0.0, 0.0) for xy in _rows(after)]
+    fgz = centre = False
+    if shot <= sheet.RULE_LAST_SHOT:
+        for k in range(1 - shot % 2, shot, 2):  # the opponent's stones thrown so far
+            guard, (ax, ay) = b[k], a[k]
+            if not guard.in_fgz:
+                continue
+            if ax == 0.0 and ay == 0.0:
+                fgz = True
+                break
+            if (
+                guard.on_centre_line
+                and _distance(ax - guard.x, ay - guard.y) > MOVE_TOLERANCE
+                and not (_on_centre_line(ax, ay) and _in_fgz(ax, ay, _tee_distance(ax, ay)))
+            ):
+                centre = True
+    if fgz:
+        return restored_position(before, shot), True, False
+    return np.array(a, dtype=np.float64), False, centre
+
+
+class StoneFacts(NamedTuple):
+    """One row of a position as the rules see it (``stone_facts``)."""
+
+    x: float
+    y: float
+    distance: float  #: to the tee (``distance_to_tee``)
+    in_play: bool
+    in_house: bool
+    in_fgz: bool  #: ``in_free_guard_zone``
+    on_centre_line: bool  #: ``touches_centre_line``
+
+    @property
+    def house_distance(self) -> float:
+        """``house_distances``: the distance in the house, ``inf`` outside it."""
+        return self.distance if self.in_house else math.inf
+
+
+def stone_facts(position: object) -> list[StoneFacts]:
+    """The per-stone predicates of one position ``(16, 2)``, row by row, in plain Python: the
+    values of ``distance_to_tee``, ``in_play``, ``in_house``, ``in_free_guard_zone`` and
+    ``touches_centre_line`` to the last bit (a test holds them equal), several times faster
+    than numpy on 16 stones. ``as_position``'s errors for a bad position."""
+    out = []
+    make = StoneFacts._make
+    for x, y in _rows(position):
+        d = _tee_distance(x, y)
+        on = x != 0.0 or y != 0.0
+        out.append(make((x, y, d, on, on and d < _HOUSE, _in_fgz(x, y, d), _on_centre_line(x, y))))
+    return out
+
+
+def points_for(facts: list[StoneFacts], parity: int) -> int:
+    """``score_for`` from ``stone_facts``: points now from the view of the rows of ``parity``."""
+    dist = [f.house_distance for f in facts]
+    mine, theirs = dist[parity::2], dist[1 - parity :: 2]
+    best_mine, best_theirs = min(mine), min(theirs)
+    if best_mine < best_theirs:
+        return sum(d < best_theirs for d in mine)
+    if best_theirs < best_mine:
+        return -sum(d < best_mine for d in theirs)
+    return 0
+
+
+# --- one position in plain Python (see the module docstring) ------------------------------------
+
+_HOUSE = sheet.HOUSE_SCORE_RADIUS - BOUNDARY_EPS
+_CENTRE_LINE = sheet.STONE_RADIUS + BOUNDARY_EPS
+
+
+def _rows(position: object) -> list[tuple[float, float]]:
+    """The 16 rows as ``(x, y)`` Python floats; ``as_position``'s errors for a bad position."""
+    arr = np.asarray(position, dtype=np.float64)
+    if arr.shape != (sheet.STONES_PER_END, 2):
+        arr = as_position(arr)  # raises
+    flat = arr.ravel().tolist()
+    if not math.isfinite(sum(flat)):
+        as_position(arr)  # raises unless a sum of huge finite values overflowed
+    return list(zip(flat[0::2], flat[1::2], strict=True))
+
+
+def _distance(dx: float, dy: float) -> float:
+    """``_length`` of Python floats (the same value to the last bit)."""
+    return math.sqrt(dx * dx + dy * dy)
+
+
+def _tee_distance(x: float, y: float) -> float:
+    return _distance(x - sheet.TEE_X, y - sheet.TEE_Y)
+
+
+def _inside(x: float, y: float) -> bool:
+    return sheet.PLAY_X_MIN < x < sheet.PLAY_X_MAX and sheet.PLAY_Y_MIN < y < sheet.PLAY_Y_MAX
+
+
+def _in_fgz(x: float, y: float, d: float) -> bool:
+    return (x != 0.0 or y != 0.0) and sheet.FGZ_Y_MIN < y < sheet.FGZ_Y_MAX and d >= _HOUSE
+
+
+def _on_centre_line(x: float, y: float) -> bool:
+    return (x != 0.0 or y != 0.0) and abs(x - sheet.CENTRE_X) <= _CENTRE_LINE

@@ -144,14 +144,26 @@ def _clamp_throw(throw: Any) -> np.ndarray:
     return np.clip(a, [0.0, -2.23, -15.7, 0.0], [6.0, 2.23, 15.7, 12.0])
 
 
+def _derive_seeds(rng: np.random.Generator, n: int) -> np.ndarray:
+    return rng.integers(0, 2**63, size=n, dtype=np.int64).astype(np.uint64)
+
+
 def _fake_simulate(
-    position: Any, slot: int, throw: Any, rng: Any = None, *, until_midsheet: bool = False, **_: Any
+    position: Any,
+    slot: int,
+    throw: Any,
+    rng: Any = None,
+    *,
+    until_midsheet: bool = False,
+    seed: int | None = None,
+    **_: Any,
 ) -> types.SimpleNamespace:
     """Controlled physics: a draw stops at y = 4.88 + 4 (3 - v) - 0.2 sweep, x = 2.3506 + h
     (+ tiny noise from ``rng``); a draw landing on a stone ticks it +0.35 m in x; v > 4.5 is a
     takeout removing the first stone within 0.29 m of its line, the shooter leaves play."""
     v, h, w, sweep = _clamp_throw(throw)
     pos = np.array(position, dtype=np.float64)
+    rng = np.random.default_rng(seed) if seed is not None else rng
     noise = rng.normal(0.0, 1e-4) if rng is not None else 0.0
     x = 2.3506 + h + noise
     mid = np.array([x, 21.5, 0.0, -0.8 * v, w]) if v >= 1.0 else None
@@ -194,6 +206,7 @@ def fake_physics_module() -> types.ModuleType:
     mod = types.ModuleType("fake_physics")
     mod.simulate = _fake_simulate  # type: ignore[attr-defined]
     mod.clamp_throw = _clamp_throw  # type: ignore[attr-defined]
+    mod.derive_seeds = _derive_seeds  # type: ignore[attr-defined]
     return mod
 
 

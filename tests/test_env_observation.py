@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from positions import random_layouts
 
 from rllib_curling import observation as spaces
 from rllib_curling import rules, sheet
@@ -108,3 +109,35 @@ def test_encode__counting_stones_add_up_to_the_house_score() -> None:
         mine = stones[:, spaces.STONE_MINE] == 1.0
         count = stones[:, spaces.STONE_COUNTING]
         assert count[mine].sum() - count[~mine].sum() == rules.score_for(pos, parity)
+
+
+def test_encode__every_feature_equals_the_rules_batch_functions() -> None:
+    """The encoder works row by row in plain Python; each column must be what the rules'
+    numpy functions say, cast to float32, on random positions (boundaries included)."""
+    rng = np.random.default_rng(21)
+    rows = np.arange(16)
+    for pos in random_layouts(rng, 400):
+        shot, parity = int(rng.integers(0, 17)), int(rng.integers(2))
+        obs = spaces.encode_observation(pos, shot, 1, 4, parity, 3)
+        stones, context = spaces.split_observation(obs)
+        on = rules.in_play(pos)
+        dist = rules.house_distances(pos)
+        mine = rows % 2 == parity
+        other_best = np.where(mine, dist[~mine].min(), dist[mine].min())
+        want = {
+            spaces.STONE_X: np.where(on, (pos[:, 0] - sheet.CENTRE_X) / spaces.X_SCALE, 0.0),
+            spaces.STONE_Y: np.where(on, (pos[:, 1] - sheet.TEE_Y) / spaces.Y_SCALE, 0.0),
+            spaces.STONE_DIST: np.where(on, rules.distance_to_tee(pos) / spaces.DIST_SCALE, 0.0),
+            spaces.STONE_IN_PLAY: on,
+            spaces.STONE_IN_HOUSE: rules.in_house(pos),
+            spaces.STONE_MINE: mine,
+            spaces.STONE_THROWN: rows < shot,
+            spaces.STONE_PROTECTED: rules.fgz_protected(pos, shot),
+            spaces.STONE_CENTRE_LINE: rules.touches_centre_line(pos),
+            spaces.STONE_COUNTING: dist < other_best,
+        }
+        for column, values in want.items():
+            expected = np.clip(values.astype(np.float32), spaces.OBS_LOW, spaces.OBS_HIGH)
+            assert np.array_equal(stones[:, column], expected), (column, pos, shot)
+        house = rules.score_for_batch(pos, parity) / spaces.SCORE_SCALE
+        assert context[-1] == np.float32(np.clip(house, -1.0, 1.0))

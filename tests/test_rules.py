@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from positions import CENTRE_GUARD, GUARD, TX, TY, at, pos
+from positions import CENTRE_GUARD, GUARD, TX, TY, at, pos, random_layouts
 
 from rllib_curling import rules, sheet
 from rllib_curling.errors import InvalidThrowError
@@ -214,3 +214,59 @@ def test_resolve_shot_batch__removes_out_of_play_first() -> None:
     after = pos(s0=(0.1, 7.0), s1=(TX, 6.0))  # guard pushed onto the side: out of play
     positions, fgz, _ = rules.resolve_shot_batch(before, after, 1)
     assert fgz and np.array_equal(positions, before)
+
+
+# --- the one-position path (plain Python) against the batch definition -----------------------
+
+
+def test_resolve_shot__equals_the_batch_rules_on_random_positions() -> None:
+    rng = np.random.default_rng(11)
+    befores, afters = random_layouts(rng, 300), random_layouts(rng, 300)
+    seen = {"fgz": 0, "centre": 0}
+    for before, after in zip(befores, afters, strict=True):
+        # stones that stay, barely move (within MOVE_TOLERANCE) or slide sideways off the
+        # centre line: the centre-line cases
+        nudged = before + rng.choice([0.0, 5e-4, 0.05], size=(16, 1)) * [[1.0, 0.0]]
+        after = np.where(rng.random((16, 1)) < 0.5, nudged, after)
+        for shot in range(16):
+            b = before.copy()
+            b[shot:] = 0.0
+            want = rules.resolve_shot_batch(b, after, shot)
+            got = rules.resolve_shot(b, after, shot)
+            assert np.array_equal(got[0], want[0]), (shot, b, after)
+            assert (got[1], got[2]) == (bool(want[1]), bool(want[2])), (shot, b, after)
+            seen["fgz"] += got[1]
+            seen["centre"] += got[2]
+    assert seen["fgz"] > 20 and seen["centre"] > 20  # both rules were exercised
+
+
+def test_score_end__equals_the_batch_scoring_on_random_positions() -> None:
+    layouts = random_layouts(np.random.default_rng(12), 2000)
+    batch = rules.score_end_batch(layouts)
+    single = np.array([rules.score_end(p) for p in layouts])
+    assert np.array_equal(single, batch)
+    assert len(set(map(tuple, single.tolist()))) > 5  # many different scores
+    for p, (even, odd) in zip(layouts[:200], batch[:200], strict=True):
+        assert rules.score_for(p, 0) == even - odd and rules.score_for(p, 1) == odd - even
+
+
+def test_resolve_shot__rejects_bad_positions() -> None:
+    with pytest.raises(InvalidThrowError, match="shape"):
+        rules.resolve_shot(np.zeros((15, 2)), np.zeros((16, 2)), 0)
+    bad = np.zeros((16, 2))
+    bad[3] = (np.nan, 5.0)
+    with pytest.raises(InvalidThrowError, match="finite"):
+        rules.resolve_shot(np.zeros((16, 2)), bad, 0)
+
+
+def test_stone_facts__equal_the_batch_predicates_to_the_last_bit() -> None:
+    layouts = random_layouts(np.random.default_rng(13), 300)
+    for p in layouts:
+        facts = rules.stone_facts(p)
+        assert [[f.x, f.y] for f in facts] == p.tolist()
+        assert [f.distance for f in facts] == rules.distance_to_tee(p).tolist()
+        assert [f.in_play for f in facts] == rules.in_play(p).tolist()
+        assert [f.in_house for f in facts] == rules.in_house(p).tolist()
+        assert [f.in_fgz for f in facts] == rules.in_free_guard_zone(p).tolist()
+        assert [f.on_centre_line for f in facts] == rules.touches_centre_line(p).tolist()
+        assert [f.house_distance for f in facts] == rules.house_distances(p).tolist()

@@ -185,6 +185,13 @@ def _split_first(text: str, direction: Direction) -> tuple[str, str]:
 
 
 def _decode_one(text: str, direction: Direction) -> Message | ProtocolError:
+    word, _, args = text.partition(" ")
+    cls = _TABLES[direction].get(word)
+    if cls is not None:  # fast path: the exact keyword, then a space (or nothing)
+        try:
+            return cls.parse_args(args)
+        except ProtocolError as err:
+            return ProtocolError(f"{err} (message: {_show(text)})", keyword=cls.KEYWORD)
     match = _KEYWORD_RE.match(text)
     word = match.group(0).upper() if match else ""
     rest = text[len(word) :]

@@ -45,9 +45,7 @@ def format_float(value: float, decimals: int = FLOAT_DECIMALS) -> str:
         return "0"  # most POSITION numbers: stones not in play
     if not math.isfinite(value):
         raise ProtocolError(f"cannot send the number {value!r}; allowed: finite floats")
-    text = f"{value:.{decimals}f}"
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
+    text = f"{value:.{decimals}f}".rstrip("0").rstrip(".")  # "%.Nf" always has the point
     return "0" if text == "-0" else text
 
 
@@ -161,6 +159,12 @@ def _fields(cls: type) -> tuple[Any, ...]:
 
 
 @functools.cache
+def _number_fields(cls: type) -> tuple[tuple[str, bool], ...]:
+    """``(name, is_int)`` of each field of a ``_Numbers`` class, computed once."""
+    return tuple((f.name, f.type in ("int", int)) for f in _fields(cls))
+
+
+@functools.cache
 def _numbers_shape(cls: type) -> tuple[re.Pattern[str], tuple[bool, ...]]:
     """A regex matching exactly the argument list of ``cls``, and which fields are ints."""
     integer = tuple(f.type in ("int", int) for f in _fields(cls))
@@ -175,25 +179,30 @@ class _Numbers:
     KEYWORD: ClassVar[str]
 
     def __post_init__(self) -> None:
-        for f in _fields(type(self)):
-            what = f"{type(self).__name__}.{f.name}"
-            value = _checked_number(what, getattr(self, f.name), f.type in ("int", int))
-            object.__setattr__(self, f.name, value)
+        for name, is_int in _number_fields(type(self)):
+            value = getattr(self, name)
+            if type(value) is (int if is_int else float) and (is_int or math.isfinite(value)):
+                continue  # already the field's type and valid (the common case)
+            what = f"{type(self).__name__}.{name}"
+            object.__setattr__(self, name, _checked_number(what, value, is_int))
 
     def to_text(self) -> str:
-        values = [getattr(self, f.name) for f in _fields(type(self))]
+        values = [getattr(self, name) for name, _ in _number_fields(type(self))]
         tokens = [str(v) if isinstance(v, int) else format_float(v) for v in values]
         return " ".join([self.KEYWORD, *tokens])
 
     @classmethod
     def parse_args(cls, args: str) -> _Numbers:
-        shape = _numbers_shape(cls)
-        if shape[0].fullmatch(args):  # fast path: the right count of well-formed numbers
-            values = [float(t) for t in args.split()]
-            if all(map(math.isfinite, values)) and all(
-                v.is_integer() for v, is_int in zip(values, shape[1], strict=True) if is_int
-            ):
-                return cls(*(int(v) if i else v for v, i in zip(values, shape[1], strict=True)))
+        pattern, integer = _numbers_shape(cls)
+        if pattern.fullmatch(args):  # fast path: the right count of well-formed numbers
+            values: list[float | int] = []
+            for token, is_int in zip(args.split(), integer, strict=True):
+                value = float(token)
+                if not math.isfinite(value) or (is_int and not value.is_integer()):
+                    break  # the slow path below words the error
+                values.append(int(value) if is_int else value)
+            else:
+                return cls(*values)
         tokens, names = args.split(), [f.name for f in _fields(cls)]
         if len(tokens) != len(names):
             raise ProtocolError(
@@ -241,10 +250,15 @@ class _Coords:
     @classmethod
     def from_array(cls: type[_C], array: np.ndarray) -> _C:
         """Build from a ``(16, 2)`` (or flat ``(32,)``) array of stone positions."""
-        return cls(tuple(np.asarray(array, dtype=np.float64).reshape(-1)))
+        return cls(tuple(np.asarray(array, dtype=np.float64).reshape(-1).tolist()))
 
     def to_text(self) -> str:
-        return " ".join([self.KEYWORD, *(format_float(c) for c in self.coords)])
+        # The coordinates are finite Python floats (checked when built): format_float inlined.
+        tokens = [
+            "0" if c == 0.0 else f"{c:.{FLOAT_DECIMALS}f}".rstrip("0").rstrip(".")
+            for c in self.coords
+        ]
+        return " ".join([self.KEYWORD, *("0" if t == "-0" else t for t in tokens)])
 
     @classmethod
     def parse_args(cls, args: str) -> _Coords:

@@ -15,9 +15,9 @@ they were seated), so clients that take their side from ``CONNECTNAME`` (the cou
 know which stones are theirs in every game.
 
 Randomness: game ``g`` of match ``m`` draws everything from ``default_rng([seed, m, g])``: first a
-seed for the bots' generator, then one ``shot_seed`` per stone; physics runs with
-``default_rng(shot_seed)`` (twice with the same seed when it must stop at mid-sheet to wait for
-a SWEEP: the path up to mid-sheet is the same).
+seed for the bots' generator, then one ``shot_seed`` per stone; physics runs with the kernel
+seed ``derive_seeds(default_rng(shot_seed), 1)`` (twice with that seed when a SWEEP comes: the
+path up to mid-sheet is the same).
 
 A lost turn (no BESTSHOT within the turn timeout) counts as a stone thrown out of play;
 ``forfeit_after`` lost turns in a row by one seat forfeit the game and end the match: that seat
@@ -272,23 +272,27 @@ class Match:
     async def _simulate(
         self, state: GameState, thrower: Player, throw: np.ndarray, shot_seed: int
     ) -> tuple[np.ndarray, Any]:
-        """Run physics; a remote thrower gets MOTIONINFO and may add a SWEEP distance."""
+        """Run physics; a remote thrower gets MOTIONINFO and may add a SWEEP distance.
+
+        The unswept shot is simulated to the end at once: its path up to mid-sheet is the one
+        MOTIONINFO reports, and when no SWEEP (or ``SWEEP 0``) comes it is the result; only a
+        sweep makes a second run (same seed, so the same path up to mid-sheet).
+        """
         sim = self._physics.simulate
         pos, slot = state.position, state.shot
-        if isinstance(thrower, BotPlayer):
-            return throw, sim(pos, slot, throw, np.random.default_rng(shot_seed))
+        seed = int(self._physics.derive_seeds(np.random.default_rng(shot_seed), 1)[0])
+        result = sim(pos, slot, throw, seed=seed)
+        if isinstance(thrower, BotPlayer) or result.mid is None:
+            return throw, result
         window = self.config.sweep_window
         if window <= 0:
-            result = sim(pos, slot, throw, np.random.default_rng(shot_seed))
-            if result.mid is not None:
-                thrower.motion_info(result.mid)
+            thrower.motion_info(result.mid)
             return throw, result
-        early = sim(pos, slot, throw, np.random.default_rng(shot_seed), until_midsheet=True)
-        if early.mid is not None:
-            distance = await thrower.sweep(early.mid, window)
-            if distance != 0.0:
-                throw = np.asarray(self._physics.clamp_throw((*throw[:3], distance)), np.float64)
-        return throw, sim(pos, slot, throw, np.random.default_rng(shot_seed))
+        distance = await thrower.sweep(result.mid, window)
+        if distance == 0.0:
+            return throw, result
+        throw = np.asarray(self._physics.clamp_throw((*throw[:3], distance)), np.float64)
+        return throw, sim(pos, slot, throw, seed=seed)
 
     # -- records -------------------------------------------------------------------------------
 
