@@ -144,10 +144,6 @@ def _clamp_throw(throw: Any) -> np.ndarray:
     return np.clip(a, [0.0, -2.23, -15.7, 0.0], [6.0, 2.23, 15.7, 12.0])
 
 
-def _derive_seeds(rng: np.random.Generator, n: int) -> np.ndarray:
-    return rng.integers(0, 2**63, size=n, dtype=np.int64).astype(np.uint64)
-
-
 def _fake_simulate(
     position: Any,
     slot: int,
@@ -206,7 +202,6 @@ def fake_physics_module() -> types.ModuleType:
     mod = types.ModuleType("fake_physics")
     mod.simulate = _fake_simulate  # type: ignore[attr-defined]
     mod.clamp_throw = _clamp_throw  # type: ignore[attr-defined]
-    mod.derive_seeds = _derive_seeds  # type: ignore[attr-defined]
     return mod
 
 

@@ -168,3 +168,27 @@ def test_records__describe_every_shot_and_replay(start_server: Any, tmp_path: Pa
         if shot["centerline_choice"] != "RESET":
             replayed = records.replay_shot(shot, ends=2)
             np.testing.assert_array_equal(replayed, np.asarray(shot["position"]))
+
+
+def test_replay_shot__records_of_earlier_versions_replay_with_their_shot_seed() -> None:
+    """Shot records written before the physics ``seed`` field held ``shot_seed`` (physics ran
+    with ``default_rng(shot_seed)``); such files still replay bit for bit."""
+    from rllib_curling import physics
+    from rllib_curling.game import Game, GameState
+    from rllib_curling.server import records
+
+    before = np.zeros((16, 2))
+    before[0] = (2.2, 5.0)
+    throw = [3.05, 0.1, 1.5, 0.0]
+    result = physics.simulate(before, 1, throw, np.random.default_rng(98765))
+    want = Game.settle(GameState(position=before, shot=1), result.position).state.position
+    old = {"before": before.tolist(), "shot": 1, "throw": throw, "shot_seed": 98765}
+    np.testing.assert_array_equal(records.replay_shot(old, ends=4), want)
+    new = {**old, "seed": 98765}
+    del new["shot_seed"]
+    other = physics.simulate(before, 1, throw, seed=98765)
+    assert not np.array_equal(other.position, result.position)  # a different stream
+    np.testing.assert_array_equal(
+        records.replay_shot(new, ends=4),
+        Game.settle(GameState(position=before, shot=1), other.position).state.position,
+    )

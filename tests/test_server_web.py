@@ -119,7 +119,7 @@ def test_live_game__the_final_position_and_score_equal_the_records(played: dict[
     assert len(streamed) == len(shots) == 32
     for record, event in zip(shots, streamed, strict=True):
         assert event["position"] == record["position"] and event["before"] == record["before"]
-        assert event["throw"] == record["throw"] and int(event["shot_seed"]) == record["shot_seed"]
+        assert event["throw"] == record["throw"] and int(event["seed"]) == record["seed"]
     (final,) = [r for r in played["records"] if r["type"] == "game"]
     assert events[-1]["totals"] == final["totals"] == list(played["transcript"].totals[-1])
     assert played["games"][-1]["status"] == "finished"
@@ -134,7 +134,7 @@ def test_trajectory__a_recorded_shot_simulated_again_ends_where_it_stopped(
 
     url = start_server(http_port=0).web_url
     for record in [r for r in played["records"] if r["type"] == "shot"][:6]:
-        body = json.dumps({**record, "shot_seed": str(record["shot_seed"])}).encode()
+        body = json.dumps({**record, "seed": str(record["seed"])}).encode()
         status, _, answer = http(url + "api/trajectory", "POST", body)
         assert status == 200
         result = json.loads(answer)

@@ -34,7 +34,6 @@ EMPTIES_TO_CLOSE = 5
 
 _NUMBER_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
 _NON_FINITE = {"nan", "inf", "infinity"}
-_COORDS_RE = re.compile(rf"\s*(?:{_NUMBER_RE.pattern}\s+){{31}}{_NUMBER_RE.pattern}\s*", re.ASCII)
 _C = TypeVar("_C", bound="_Coords")
 
 
@@ -81,6 +80,23 @@ def split_key(key: str) -> tuple[str, int | None]:
     if sep and suffix.isascii() and suffix.isdigit():
         return base, int(suffix)
     return key, None
+
+
+def _plain_floats(args: str, count: int) -> list[float] | None:
+    """The fast path of decoding: ``count`` finite numbers in the protocol's syntax, or None
+    (the caller's strict path then decides and words the error). Python's ``float`` accepts
+    a superset of ``_NUMBER_RE`` (``nan``, ``inf``, ``1_0``, non-ASCII digits): ASCII without
+    ``_`` and a finite sum rule those out, so this accepts exactly what the strict path does."""
+    if not args.isascii() or "_" in args:
+        return None
+    tokens = args.split()
+    if len(tokens) != count:
+        return None
+    try:
+        values = [float(t) for t in tokens]
+    except ValueError:
+        return None
+    return values if math.isfinite(sum(values)) else None
 
 
 def _checked_number(what: str, value: object, integer: bool) -> float | int:
@@ -164,15 +180,6 @@ def _number_fields(cls: type) -> tuple[tuple[str, bool], ...]:
     return tuple((f.name, f.type in ("int", int)) for f in _fields(cls))
 
 
-@functools.cache
-def _numbers_shape(cls: type) -> tuple[re.Pattern[str], tuple[bool, ...]]:
-    """A regex matching exactly the argument list of ``cls``, and which fields are ints."""
-    integer = tuple(f.type in ("int", int) for f in _fields(cls))
-    number = _NUMBER_RE.pattern
-    pattern = rf"\s*{number}(?:\s+{number}){{{len(integer) - 1}}}\s*" if integer else r"\s*"
-    return re.compile(pattern, re.ASCII), integer
-
-
 class _Numbers:
     """Arguments are the dataclass fields in order; ``int`` fields integral, ``float`` finite."""
 
@@ -193,16 +200,12 @@ class _Numbers:
 
     @classmethod
     def parse_args(cls, args: str) -> _Numbers:
-        pattern, integer = _numbers_shape(cls)
-        if pattern.fullmatch(args):  # fast path: the right count of well-formed numbers
-            values: list[float | int] = []
-            for token, is_int in zip(args.split(), integer, strict=True):
-                value = float(token)
-                if not math.isfinite(value) or (is_int and not value.is_integer()):
-                    break  # the slow path below words the error
-                values.append(int(value) if is_int else value)
-            else:
-                return cls(*values)
+        integer = [is_int for _, is_int in _number_fields(cls)]
+        numbers = _plain_floats(args, len(integer))
+        if numbers is not None:
+            pairs = list(zip(numbers, integer, strict=True))
+            if all(v.is_integer() for v, is_int in pairs if is_int):
+                return cls(*(int(v) if is_int else v for v, is_int in pairs))
         tokens, names = args.split(), [f.name for f in _fields(cls)]
         if len(tokens) != len(names):
             raise ProtocolError(
@@ -262,10 +265,9 @@ class _Coords:
 
     @classmethod
     def parse_args(cls, args: str) -> _Coords:
-        if _COORDS_RE.fullmatch(args):  # fast path: 32 well-formed numbers
-            values = [float(t) for t in args.split()]
-            if all(map(math.isfinite, values)):
-                return cls(tuple(values))
+        numbers = _plain_floats(args, N_COORDS)
+        if numbers is not None:
+            return cls(tuple(numbers))
         tokens = args.split()
         if len(tokens) != N_COORDS:
             raise ProtocolError(

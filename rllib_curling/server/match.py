@@ -15,9 +15,8 @@ they were seated), so clients that take their side from ``CONNECTNAME`` (the cou
 know which stones are theirs in every game.
 
 Randomness: game ``g`` of match ``m`` draws everything from ``default_rng([seed, m, g])``: first a
-seed for the bots' generator, then one ``shot_seed`` per stone; physics runs with the kernel
-seed ``derive_seeds(default_rng(shot_seed), 1)`` (twice with that seed when a SWEEP comes: the
-path up to mid-sheet is the same).
+seed for the bots' generator, then one physics ``seed`` per stone (``simulate(…, seed=seed)``;
+twice with that seed when a SWEEP comes: the path up to mid-sheet is the same).
 
 A lost turn (no BESTSHOT within the turn timeout) counts as a stone thrown out of play;
 ``forfeit_after`` lost turns in a row by one seat forfeit the game and end the match: that seat
@@ -241,12 +240,12 @@ class Match:
         if self.recorder.enabled:
             for reset in resets:
                 self._record_reset(reset, state, game_id)
-        shot_seed = int(rng.integers(_SEED_BOUND))
+        seed = int(rng.integers(_SEED_BOUND))
         throw = self._clamp(sent)
         if throw is None:
             transition = Game.settle(state, state.position)
         else:
-            throw, result = await self._simulate(state, thrower, throw, shot_seed)
+            throw, result = await self._simulate(state, thrower, throw, seed)
             transition = Game.settle(state, result.position, mid=result.mid)
         choice = None
         if transition.centre_line_violation and transition.fouled_seat is not None:
@@ -255,7 +254,7 @@ class Match:
         after = transition.resolve(choice or "KEEP")
         if not self.recorder.enabled:
             return transition, after, {}
-        record = self._shot_record(state, sent, throw, shot_seed, transition, choice, after)
+        record = self._shot_record(state, sent, throw, seed, transition, choice, after)
         return transition, after, {"type": "shot", "game_id": game_id, **record}
 
     def _clamp(self, sent: tuple[float, ...] | None) -> np.ndarray | None:
@@ -270,7 +269,7 @@ class Match:
             return None
 
     async def _simulate(
-        self, state: GameState, thrower: Player, throw: np.ndarray, shot_seed: int
+        self, state: GameState, thrower: Player, throw: np.ndarray, seed: int
     ) -> tuple[np.ndarray, Any]:
         """Run physics; a remote thrower gets MOTIONINFO and may add a SWEEP distance.
 
@@ -280,7 +279,6 @@ class Match:
         """
         sim = self._physics.simulate
         pos, slot = state.position, state.shot
-        seed = int(self._physics.derive_seeds(np.random.default_rng(shot_seed), 1)[0])
         result = sim(pos, slot, throw, seed=seed)
         if isinstance(thrower, BotPlayer) or result.mid is None:
             return throw, result
@@ -318,7 +316,7 @@ class Match:
         state: GameState,
         sent: tuple[float, ...] | None,
         throw: np.ndarray | None,
-        shot_seed: int,
+        seed: int,
         transition: Transition,
         choice: str | None,
         after: GameState,
@@ -328,7 +326,7 @@ class Match:
             "thrower": state.next_seat, "throw_sent": list(sent) if sent is not None else None,
             "throw": throw.tolist() if throw is not None else None,
             "sweep": float(throw[3]) if throw is not None and len(throw) > 3 else 0.0,
-            "shot_seed": shot_seed, "before": position_list(state.position),
+            "seed": seed, "before": position_list(state.position),
             "position": position_list(after.position),
             "fgz_restored": transition.fgz_restored,
             "centre_line_violation": transition.centre_line_violation,

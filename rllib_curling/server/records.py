@@ -15,7 +15,7 @@ replay reproduces them bit for bit.
 |              | debug mode only                                                                 |
 | ``shot``     | game_id, players, end, shot, thrower, throw_sent [v, h, w] as received (null =  |
 |              | turn timeout), throw [v, h, w, sweep] as clamped (null = timeout), sweep,       |
-|              | shot_seed, before, position (after the rules and any centre-line choice),        |
+|              | seed, before, position (after the rules and any centre-line choice),             |
 |              | fgz_restored, centre_line_violation, centerline_choice (null or RESET/KEEP),    |
 |              | end_score [p1, p2] or null, scores [p1, p2] (totals so far)                     |
 | ``game``     | game_id, players, end_scores [[p1, p2], …], totals [p1, p2], results            |
@@ -26,8 +26,9 @@ replay reproduces them bit for bit.
 Every line is handed to the operating system as soon as it is written (line-buffered; no fsync):
 a server killed with ``kill -9`` loses at most the shot in flight.
 
-**Replay**: ``physics.simulate(before, shot, throw, np.random.default_rng(shot_seed))`` followed by
-``Game.settle`` gives ``position`` again (``replay_shot``); with a centre-line choice of RESET, the
+**Replay**: ``physics.simulate(before, shot, throw, seed=seed)`` followed by ``Game.settle`` gives
+``position`` again (``replay_shot``; records written before this change hold ``shot_seed`` instead,
+replayed with ``np.random.default_rng(shot_seed)``); with a centre-line choice of RESET, the
 thrown stone is removed from ``before`` instead. A timed-out shot (``throw`` null) leaves
 ``before`` unchanged.
 """
@@ -127,8 +128,11 @@ def replay_shot(record: dict[str, Any], *, ends: int = 4) -> np.ndarray:
         end=0,
         config=GameConfig(ends=ends),
     )
-    rng = np.random.default_rng(int(record["shot_seed"]))
-    result = physics.simulate(before, int(record["shot"]), record["throw"], rng)
+    if record.get("seed") is not None:
+        result = physics.simulate(before, int(record["shot"]), record["throw"], seed=record["seed"])
+    else:  # a record of an earlier version
+        rng = np.random.default_rng(int(record["shot_seed"]))
+        result = physics.simulate(before, int(record["shot"]), record["throw"], rng)
     transition = Game.settle(state, result.position)
     end_state = transition.end_state
     return (end_state if end_state is not None else transition.state).position

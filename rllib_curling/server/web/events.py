@@ -9,8 +9,9 @@
 |              |               | last stone), null once the game is over                          |
 | ``frames``   | ``shot``      | the thrown stone's path and the stones it moved (below), or      |
 |              |               | absent: the page then asks ``POST /api/trajectory`` for it       |
-| ``seed``     | ``shot``      | instead of ``shot_seed``: the physics seed itself (``simulate(…, |
-|              |               | seed=seed)``), for games played in-process (``curling match``)   |
+| ``seed``     | ``shot``      | the physics seed itself (``simulate(…, seed=seed)``), as server  |
+|              |               | records and ``curling match`` write it; records written before  |
+|              |               | it hold ``shot_seed`` (``default_rng(shot_seed)``) instead       |
 
 ``shot_seed`` and ``seed`` are sent as strings: 64-bit integers are beyond JavaScript's exact
 ones (``POST /api/trajectory`` takes them back either way).

@@ -3,7 +3,7 @@
 | feed            | games of                                          | trajectories          |
 |-----------------|---------------------------------------------------|-----------------------|
 | ``TeeRecorder`` | ``curling server --http-port``: every match       | re-simulated per shot |
-|                 | writes its records to the file and to the hub     | (``shot_seed``)       |
+|                 | writes its records to the file and to the hub     | (the record's ``seed``) |
 | ``BotMatchFeed``| ``curling match A B --watch`` (bots in-process)   | the shot's own ``seed`` |
 | ``ClientFeed``  | ``curling play --watch``: what one seat is told   | none: positions only  |
 """

@@ -266,7 +266,7 @@ def _trajectory(body: bytes) -> dict[str, Any]:
             shot_seed=record.get("shot_seed"), seed=record.get("seed"),
         )  # fmt: skip
     except (ValueError, KeyError, TypeError) as exc:
-        why = f"not a shot record with before, shot, throw, shot_seed: {exc}"
+        why = f"not a shot record with before, shot, throw, seed (or shot_seed): {exc}"
         raise HttpError(400, why) from None
     return {"frames": frames, "position": position.tolist()}
 

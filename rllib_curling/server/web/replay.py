@@ -2,7 +2,7 @@
 
 Every game of the file is listed (in file order, numbered from 1); the page plays the chosen one
 from its first stone, with play, pause, step and seek per shot. Trajectories are simulated again
-per shot when the page shows it (``POST /api/trajectory``: the record's ``shot_seed`` makes it
+per shot when the page shows it (``POST /api/trajectory``: the record's ``seed`` makes it
 the same path, bit for bit). A file that ends mid-game (a server killed) still shows the shots it
 has; lines that are not JSON (a line cut short) are skipped, and so are games without a shot (a
 server stopped as the next game began).
