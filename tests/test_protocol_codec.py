@@ -246,6 +246,8 @@ def test_decode__server_side_extras() -> None:
         ("BESTSHOT 3 0 0 7", "received 4"),
         ("BESTSHOT 3 abc 0", "BESTSHOT h is 'abc', not a number"),
         ("BESTSHOT 3 0 1_0", "not a number"),
+        ("BESTSHOT 3 \u0661 0", "not a number"),  # an Arabic-Indic digit: float() takes it
+        ("BESTSHOT Infinity 0 0", "NaN and infinity are not allowed"),
         ("BESTSHOT [3. 0. 0.]", "not a number"),
         ("BESTSHOT nan 0 0", "NaN and infinity are not allowed"),
         ("BESTSHOT 3 -inf 0", "NaN and infinity are not allowed"),
@@ -266,6 +268,8 @@ def test_decode__bad_client_arguments(text: str, fragment: str) -> None:
 
 def test_decode__bestshot_huge_finite_passes() -> None:
     assert decode("BESTSHOT 1e300 -1e300 99", TO_SERVER) == BestShot(1e300, -1e300, 99.0)
+    huge = decode("BESTSHOT 1e308 1e308 1e308", TO_SERVER)  # their sum overflows; each is fine
+    assert huge == BestShot(1e308, 1e308, 1e308)
 
 
 @pytest.mark.parametrize(
