@@ -79,8 +79,6 @@ DIST_SCALE = sheet.HOUSE_SCORE_RADIUS
 SCORE_SCALE = 8.0
 OBS_LOW = -4.0
 OBS_HIGH = 4.0
-_ROWS = np.arange(N_STONES)
-_MINE = (_ROWS % 2 == 0, _ROWS % 2 == 1)  # the rows of parity 0 and of parity 1
 
 
 def split_observation(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

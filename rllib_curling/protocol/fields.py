@@ -44,6 +44,11 @@ def format_float(value: float, decimals: int = FLOAT_DECIMALS) -> str:
         return "0"  # most POSITION numbers: stones not in play
     if not math.isfinite(value):
         raise ProtocolError(f"cannot send the number {value!r}; allowed: finite floats")
+    return _fixed_point(value, decimals)
+
+
+def _fixed_point(value: float, decimals: int = FLOAT_DECIMALS) -> str:
+    """``format_float`` of a finite non-zero Python float (the checks done by the caller)."""
     text = f"{value:.{decimals}f}".rstrip("0").rstrip(".")  # "%.Nf" always has the point
     return "0" if text == "-0" else text
 
@@ -256,12 +261,10 @@ class _Coords:
         return cls(tuple(np.asarray(array, dtype=np.float64).reshape(-1).tolist()))
 
     def to_text(self) -> str:
-        # The coordinates are finite Python floats (checked when built): format_float inlined.
-        tokens = [
-            "0" if c == 0.0 else f"{c:.{FLOAT_DECIMALS}f}".rstrip("0").rstrip(".")
-            for c in self.coords
-        ]
-        return " ".join([self.KEYWORD, *("0" if t == "-0" else t for t in tokens)])
+        # The coordinates are finite Python floats (checked when built): format_float's work
+        # without its checks.
+        tokens = ["0" if c == 0.0 else _fixed_point(c) for c in self.coords]
+        return " ".join([self.KEYWORD, *tokens])
 
     @classmethod
     def parse_args(cls, args: str) -> _Coords:

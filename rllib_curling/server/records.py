@@ -27,8 +27,8 @@ Every line is handed to the operating system as soon as it is written (line-buff
 a server killed with ``kill -9`` loses at most the shot in flight.
 
 **Replay**: ``physics.simulate(before, shot, throw, seed=seed)`` followed by ``Game.settle`` gives
-``position`` again (``replay_shot``; records written before this change hold ``shot_seed`` instead,
-replayed with ``np.random.default_rng(shot_seed)``); with a centre-line choice of RESET, the
+``position`` again (``replay_shot``; older records hold ``shot_seed`` instead, replayed with
+``np.random.default_rng(shot_seed)``: ``shot_randomness``); with a centre-line choice of RESET, the
 thrown stone is removed from ``before`` instead. A timed-out shot (``throw`` null) leaves
 ``before`` unchanged.
 """
@@ -110,6 +110,16 @@ def read_records(path: str | Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
+def shot_randomness(*, seed: object = None, shot_seed: object = None) -> dict[str, Any]:
+    """``physics.simulate``'s randomness for a shot record: ``seed=`` the physics seed it holds,
+    or for an older record ``rng=default_rng(shot_seed)``; ValueError when it holds neither."""
+    if seed is not None:
+        return {"seed": int(seed)}
+    if shot_seed is None:
+        raise ValueError("a shot needs seed (or shot_seed) to be simulated again")
+    return {"rng": np.random.default_rng(int(shot_seed))}
+
+
 def replay_shot(record: dict[str, Any], *, ends: int = 4) -> np.ndarray:
     """Re-simulate one ``shot`` record: the position after physics and the rules (as KEEP).
 
@@ -128,11 +138,8 @@ def replay_shot(record: dict[str, Any], *, ends: int = 4) -> np.ndarray:
         end=0,
         config=GameConfig(ends=ends),
     )
-    if record.get("seed") is not None:
-        result = physics.simulate(before, int(record["shot"]), record["throw"], seed=record["seed"])
-    else:  # a record of an earlier version
-        rng = np.random.default_rng(int(record["shot_seed"]))
-        result = physics.simulate(before, int(record["shot"]), record["throw"], rng)
+    randomness = shot_randomness(seed=record.get("seed"), shot_seed=record.get("shot_seed"))
+    result = physics.simulate(before, int(record["shot"]), record["throw"], **randomness)
     transition = Game.settle(state, result.position)
     end_state = transition.end_state
     return (end_state if end_state is not None else transition.state).position

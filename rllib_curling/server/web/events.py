@@ -36,6 +36,7 @@ import numpy as np
 
 from rllib_curling import sheet
 from rllib_curling.game import BLANK_END_CHOICES, GameConfig, first_seat_after
+from rllib_curling.server.records import shot_randomness
 
 #: At most this many frames per shot (a draw rolls about 2000 ticks: one frame per 0.1 s).
 MAX_FRAMES = 240
@@ -106,22 +107,19 @@ def shot_frames(
 ) -> tuple[dict[str, Any], np.ndarray]:
     """Simulate a recorded shot again with its trajectory: ``(frames, position)``.
 
-    The randomness is the record's: ``shot_seed`` (a server record:
-    ``default_rng(shot_seed)``), ``seed`` (the physics seed itself) or ``rng`` (a copy of the
-    generator the shot was thrown with). Same inputs, same path, bit for bit.
+    The randomness is the record's (``records.shot_randomness``): ``seed`` (the physics seed
+    itself), ``shot_seed`` (older server records: ``default_rng(shot_seed)``) or ``rng`` (a copy
+    of the generator the shot was thrown with). Same inputs, same path, bit for bit.
     """
     from rllib_curling import physics
 
     stride = 2
-    kwargs: dict[str, Any] = {"trajectory_stride": stride}
-    if seed is not None:
-        kwargs["seed"] = int(seed)
-    elif rng is None:
-        if shot_seed is None:
-            raise ValueError("a shot needs shot_seed, seed or rng to be simulated again")
-        rng = np.random.default_rng(int(shot_seed))
+    if seed is None and rng is not None:
+        randomness: dict[str, Any] = {"rng": rng}
+    else:
+        randomness = shot_randomness(seed=seed, shot_seed=shot_seed)
     position = np.asarray(before, dtype=np.float64).reshape(sheet.STONES_PER_END, 2)
-    result = physics.simulate(position, int(shot), throw, rng, **kwargs)
+    result = physics.simulate(position, int(shot), throw, trajectory_stride=stride, **randomness)
     return compact_frames(result.trajectory, stride), result.position
 
 
