@@ -270,20 +270,20 @@ def resolve_shot(before: np.ndarray, after: np.ndarray, shot: int) -> tuple[np.n
     Plain Python on the 16 stones (the same rules and tolerances; see the module docstring).
     Raises ``InvalidThrowError`` on a wrong shape or a non-finite value.
     """
-    b = stone_facts(before)
+    b = _rows(before)
     a = [xy if _inside(*xy) else (0.0, 0.0) for xy in _rows(after)]
     fgz = centre = False
     if shot <= sheet.RULE_LAST_SHOT:
         for k in range(1 - shot % 2, shot, 2):  # the opponent's stones thrown so far
-            guard, (ax, ay) = b[k], a[k]
-            if not guard.in_fgz:
+            (gx, gy), (ax, ay) = b[k], a[k]
+            if not _in_fgz(gx, gy, _tee_distance(gx, gy)):
                 continue
             if ax == 0.0 and ay == 0.0:
                 fgz = True
                 break
             if (
-                guard.on_centre_line
-                and _distance(ax - guard.x, ay - guard.y) > MOVE_TOLERANCE
+                _on_centre_line(gx, gy)
+                and _distance(ax - gx, ay - gy) > MOVE_TOLERANCE
                 and not (_on_centre_line(ax, ay) and _in_fgz(ax, ay, _tee_distance(ax, ay)))
             ):
                 centre = True

@@ -12,7 +12,7 @@ import pytest
 from positions import CENTRE_GUARD, GUARD, TX, at, pos
 
 from rllib_curling import rules
-from rllib_curling.errors import ConfigError, RuleError
+from rllib_curling.errors import ConfigError, InvalidThrowError, RuleError
 from rllib_curling.game import Game, GameConfig, GameState, Transition, first_seat_after
 
 
@@ -71,6 +71,24 @@ def test_state__inconsistent_fields_are_rejected() -> None:
         GameState(end=1)
     with pytest.raises(RuleError, match="shot"):
         GameState(shot=17)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_state__non_finite_position_is_rejected(bad: float) -> None:
+    raw = pos(s0=GUARD)
+    raw[3, 1] = bad
+    with pytest.raises(InvalidThrowError, match="finite"):
+        GameState(position=raw, shot=1)
+
+
+def test_state__position_of_another_shape_or_type_is_checked() -> None:
+    with pytest.raises(InvalidThrowError, match="shape"):
+        GameState(position=np.zeros((15, 2)))
+    huge = pos(s0=(1e308, 1e308), s1=(1e308, 1e308))  # finite, though its sum overflows
+    assert GameState(position=huge, shot=2).position[1, 0] == 1e308
+    listed = GameState(position=pos(s0=GUARD).tolist(), shot=1)
+    assert listed.position.dtype == np.float64 and tuple(listed.position[0]) == GUARD
+    assert not listed.position.flags.writeable
 
 
 def test_state__equality_compares_positions() -> None:

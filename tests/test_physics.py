@@ -65,6 +65,51 @@ def test_clamp_throw__rejects_bad_values_naming_them(throw: object, message: str
     assert isinstance(err.value, ValueError)
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.floats(min_value=-30, max_value=30, allow_nan=False),
+            st.integers(min_value=-30, max_value=30),
+            st.floats(width=32, min_value=-30, max_value=30).map(np.float32),
+            st.sampled_from([0.0, -0.0, 6.0, -2.23, 2.23, 15.7, -15.7, 12.0]),
+        ),
+        min_size=3,
+        max_size=4,
+    )
+)
+def test_clamp_throw__plain_path_equals_the_array_path(values: list[object]) -> None:
+    from rllib_curling.physics.engine import _clamp
+
+    want = _clamp(np.atleast_2d(np.array(values, dtype=np.float64)), "throw", single=True)[0]
+    for throw in (tuple(values), list(values), np.array(values, dtype=np.float64)):
+        got = clamp_throw(throw)
+        np.testing.assert_array_equal(got, want)
+        assert np.array_equal(np.signbit(got), np.signbit(want))
+
+
+def test_clamp_throw__a_bool_is_not_a_number() -> None:
+    with pytest.raises(InvalidThrowError, match="must be numbers"):
+        clamp_throw((3.0, 0.0, "x"))
+    np.testing.assert_array_equal(clamp_throw((True, 0.0, 0.0)), [1.0, 0.0, 0.0, 0.0])
+
+
+def test_simulate__reused_work_arrays_change_nothing() -> None:
+    """The kernel's work arrays are kept between calls: a shot gives the same result after a
+    crowded collision, a trajectory run and a batch as it did first."""
+    pos = one_stone(2.375, 5.0, 1)
+    first = simulate(pos, 0, (3.2, 0.0, 1.0), seed=3)
+    crowded = np.zeros((16, 2))
+    crowded[1:12:2] = [(2.2 + 0.1 * k, 5.0 + 0.2 * k) for k in range(6)]
+    simulate(crowded, 0, (5.5, -0.02, -1.0), seed=4, trajectory_stride=10)
+    simulate(crowded, 0, (6.0, 0.05, 2.0), seed=5, until_midsheet=True)
+    simulate_batch(crowded, 0, [[4.0, 0.0, 1.0], [3.0, 0.1, -1.0]], seeds=[1, 2])
+    again = simulate(pos, 0, (3.2, 0.0, 1.0), seed=3)
+    np.testing.assert_array_equal(first.position, again.position)
+    np.testing.assert_array_equal(first.mid, again.mid)
+    assert first.ticks == again.ticks
+
+
 def test_simulate__noise_without_rng_is_a_value_error() -> None:
     with pytest.raises(ValueError, match="noise=True needs a numpy.random.Generator"):
         simulate(EMPTY, 0, (3.0, 0.0, 0.0))

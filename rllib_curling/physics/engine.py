@@ -108,19 +108,26 @@ def _clamp_plain(throw: object) -> np.ndarray | None:
             return None
         values = throw.tolist()
     elif isinstance(throw, tuple | list):
-        values = list(throw)
+        values = throw
     else:
         return None
-    if len(values) not in (3, 4) or not all(
-        isinstance(x, _PLAIN_NUMBERS) and not isinstance(x, bool) for x in values
-    ):
+    n = len(values)
+    if n != 3 and n != 4:
         return None
-    values = [float(x) for x in values]
-    if not all(map(math.isfinite, values)):
-        return None
-    if len(values) == 3:
-        values.append(0.0)
-    return np.array([min(max(x, lo), hi) for x, lo, hi in zip(values, _LOW, _HIGH, strict=True)])
+    out = []
+    for x, lo, hi in zip(values, _LOW, _HIGH):
+        if type(x) is not float:
+            if isinstance(x, bool) or not isinstance(x, _PLAIN_NUMBERS):
+                return None
+            x = float(x)
+        if not lo < x < hi:
+            if not math.isfinite(x):
+                return None
+            x = lo if x <= lo else hi  # as np.clip: -0.0 at the bound 0.0 becomes 0.0
+        out.append(x)
+    if n == 3:
+        out.append(0.0)
+    return np.array(out)
 
 
 def _as_float(value: object, what: str) -> np.ndarray:
@@ -186,8 +193,17 @@ def compiled_model(model: IceModel) -> tuple[np.ndarray, np.ndarray]:
     return pack_params(model), build_table(model)
 
 
+#: The last model ``_params`` compiled: found by identity, without hashing its ~30 fields.
+_LAST_MODEL: list[tuple[IceModel, np.ndarray, np.ndarray]] = []
+
+
 def _params(model: IceModel, remove_out_of_play: bool) -> tuple[np.ndarray, np.ndarray]:
-    prm, table = compiled_model(model)
+    last = _LAST_MODEL[0] if _LAST_MODEL else None
+    if last is not None and last[0] is model:
+        prm, table = last[1], last[2]
+    else:
+        prm, table = compiled_model(model)
+        _LAST_MODEL[:] = [(model, prm, table)]
     if not remove_out_of_play:
         prm = prm.copy()
         prm[[c.P_X_MIN, c.P_Y_MIN]] = -np.inf
@@ -257,20 +273,24 @@ def simulate(
     if pos.shape != (16, 2):
         raise InvalidThrowError(f"position must have shape (16, 2); got {pos.shape}")
     plain = isinstance(slot, int | np.integer) and 0 <= slot <= 15
-    if not (plain and np.isfinite(pos).all() and not pos[slot].any()):
+    # A sum of finite values is finite unless it overflows, and then the full check decides.
+    if not (plain and math.isfinite(pos.sum()) and pos[slot].tolist() == [0.0, 0.0]):
         _check_positions(pos[None], np.array([slot], dtype=np.int64), single=True)  # raises
     th = clamp_throw(throw)
     stride = int(trajectory_stride)
     if stride < 0:
         raise ValueError(f"trajectory_stride must be >= 0, got {stride}")
-    s = _seeds(rng, None if seed is None else [seed], 1, noise)[0]
+    if type(seed) is int and rng is None and 0 <= seed < 2**63:
+        s = np.uint64(seed)  # the value ``_seeds`` gives for ``[seed]``, without the arrays
+    else:
+        s = _seeds(rng, None if seed is None else [seed], 1, noise)[0]
     prm, table = _params(model, remove_out_of_play)
-    traj = np.zeros((_frames(model, stride) if stride else 1, 16, 2))
-    mid = np.full(5, np.nan)
     scratch = _scratch()
+    traj = np.zeros((_frames(model, stride), 16, 2)) if stride else scratch[0]
+    mid = np.empty(5)  # the kernel fills it: the MOTIONINFO state, or NaN
     ticks, frames = run_shot(
         pos, int(slot), th, s, bool(noise), prm, table, bool(until_midsheet), traj, stride, mid,
-        *scratch,
+        *scratch[1:],
     )  # fmt: skip
     return SimResult(
         position=pos,
@@ -293,12 +313,20 @@ def _run_batch(*args: object) -> None:
         run_batch_parallel(*args, min(threads, n))
 
 
+_SCRATCH = threading.local()
+
+
 def _scratch() -> tuple[np.ndarray, ...]:
-    """Work arrays of the kernel: vel, spin, mode, budget, moving list, speed bound."""
-    return (
-        np.zeros((16, 2)), np.zeros(16), np.zeros(16, dtype=np.int8), np.zeros(16),
-        np.zeros(16, dtype=np.int64), np.zeros(16),
-    )  # fmt: skip
+    """This thread's work arrays of the kernel, made once: an unused (1, 16, 2) trajectory,
+    then vel, spin, mode, budget, moving list, speed bound. The kernel sets every one it reads
+    (``kernel.run_shot``), so reusing them changes no result."""
+    arrays = getattr(_SCRATCH, "arrays", None)
+    if arrays is None:
+        arrays = _SCRATCH.arrays = (
+            np.zeros((1, 16, 2)), np.zeros((16, 2)), np.zeros(16), np.zeros(16, dtype=np.int8),
+            np.zeros(16), np.zeros(16, dtype=np.int64), np.zeros(16),
+        )  # fmt: skip
+    return arrays
 
 
 def simulate_batch(
@@ -336,7 +364,7 @@ def simulate_batch(
     else:
         trajectories = []
         traj = np.zeros((_frames(model, stride), 16, 2))
-        scratch = _scratch()
+        scratch = _scratch()[1:]
         for k in range(n):
             t, frames = run_shot(
                 pos[k], int(sl[k]), th[k], sd[k], bool(noise), prm, table, False, traj, stride,
