@@ -115,7 +115,7 @@ def _clamp_plain(throw: object) -> np.ndarray | None:
     if n != 3 and n != 4:
         return None
     out = []
-    for x, lo, hi in zip(values, _LOW, _HIGH):
+    for x, lo, hi in zip(values, _LOW, _HIGH, strict=False):  # 3 values: no sweep
         if type(x) is not float:
             if isinstance(x, bool) or not isinstance(x, _PLAIN_NUMBERS):
                 return None
