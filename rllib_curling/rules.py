@@ -276,7 +276,7 @@ def resolve_shot(before: np.ndarray, after: np.ndarray, shot: int) -> tuple[np.n
     if shot <= sheet.RULE_LAST_SHOT:
         for k in range(1 - shot % 2, shot, 2):  # the opponent's stones thrown so far
             (gx, gy), (ax, ay) = b[k], a[k]
-            if not _in_fgz(gx, gy, _tee_distance(gx, gy)):
+            if not _in_fgz(gx, gy, tee_distance(gx, gy)):
                 continue
             if ax == 0.0 and ay == 0.0:
                 fgz = True
@@ -284,7 +284,7 @@ def resolve_shot(before: np.ndarray, after: np.ndarray, shot: int) -> tuple[np.n
             if (
                 _on_centre_line(gx, gy)
                 and _distance(ax - gx, ay - gy) > MOVE_TOLERANCE
-                and not (_on_centre_line(ax, ay) and _in_fgz(ax, ay, _tee_distance(ax, ay)))
+                and not (_on_centre_line(ax, ay) and _in_fgz(ax, ay, tee_distance(ax, ay)))
             ):
                 centre = True
     if fgz:
@@ -317,7 +317,7 @@ def stone_facts(position: object) -> list[StoneFacts]:
     out = []
     make = StoneFacts._make
     for x, y in _rows(position):
-        d = _tee_distance(x, y)
+        d = tee_distance(x, y)
         on = x != 0.0 or y != 0.0
         out.append(make((x, y, d, on, on and d < _HOUSE, _in_fgz(x, y, d), _on_centre_line(x, y))))
     return out
@@ -357,7 +357,8 @@ def _distance(dx: float, dy: float) -> float:
     return math.sqrt(dx * dx + dy * dy)
 
 
-def _tee_distance(x: float, y: float) -> float:
+def tee_distance(x: float, y: float) -> float:
+    """``distance_to_tee`` of one stone at ``(x, y)`` (Python floats), to the last bit."""
     return _distance(x - sheet.TEE_X, y - sheet.TEE_Y)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from positions import random_layouts
 
 from rllib_curling import rules, sheet
 from rllib_curling.aiming.tables import shot_tables
@@ -12,7 +13,9 @@ from rllib_curling.aiming.templates import (
     TEMPLATE_NAMES,
     TEMPLATES,
     earliest_shot,
+    guards,
     opponent_stones,
+    own_stones,
     removable,
     template_table,
     template_throw,
@@ -226,3 +229,37 @@ def test_takeout__without_a_target_draws_to_the_button() -> None:
 def test_template_throw__index_outside_the_table_is_a_value_error() -> None:
     with pytest.raises(ValueError, match=f"0..{len(TEMPLATES) - 1}"):
         template_throw(len(TEMPLATES), np.zeros((16, 2)), 0, shot_tables())
+
+
+def test_targets__order_is_the_numpy_definition_on_random_layouts() -> None:
+    """The plain-Python target lists equal the rules' numpy predicates sorted by
+    ``distance_to_tee`` (stable), ties and boundary stones included."""
+
+    def reference(position: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        stones = position[mask]
+        return stones[np.argsort(rules.distance_to_tee(stones), kind="stable")]
+
+    rows = np.arange(16)
+    for position in random_layouts(np.random.default_rng(5), 300):
+        on = rules.in_play(position)
+        for parity in (0, 1):
+            want_opp = reference(position, (rows % 2 != parity) & on)
+            want_own = reference(position, (rows % 2 == parity) & on)
+            np.testing.assert_array_equal(opponent_stones(position, parity), want_opp)
+            np.testing.assert_array_equal(own_stones(position, parity), want_own)
+        want = reference(position, rules.in_free_guard_zone(position))
+        np.testing.assert_array_equal(guards(position), want)
+
+
+def test_draw_speed__the_kept_curve_gives_the_interpolated_speed() -> None:
+    """``draw_speed`` keeps a curve per spin; each answer equals interpolating the table anew."""
+    from rllib_curling.aiming.tables import V_GRID, W_GRID, ShotTables, _lerp
+
+    built = shot_tables()
+    tables = ShotTables(built.rest_y, built.rest_drift, built.drift)
+    for w in (1.2, np.float64(1.2), -np.pi / 2, 0.0, -0.0, 2 * np.pi, 1.2):
+        for y in (2.0, 4.88, 6.3, 10.0, 12.5):
+            rest = _lerp(built.rest_y, W_GRID, w, axis=1)
+            ok = np.isfinite(rest)
+            assert tables.draw_speed(y, w) == float(np.interp(-y, -rest[ok], V_GRID[ok]))
+    assert len(tables._draw_curves) == 4  # 1.2, -pi/2, 0.0 (= -0.0), 2 pi

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import bisect
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -41,6 +41,8 @@ W_GRID = np.linspace(-2 * np.pi, 2 * np.pi, 17)
 Y_GRID = np.round(np.arange(2.9, 12.0 + 1e-9, 0.05), 4)
 _TRAJECTORY_STRIDE = 2
 _CHUNK = 256
+#: Spins whose draw curve ``ShotTables.draw_speed`` keeps (the templates use four).
+_MAX_CURVES = 64
 
 
 @dataclass(frozen=True)
@@ -51,11 +53,22 @@ class ShotTables:
     rest_drift: np.ndarray
     drift: np.ndarray
 
+    #: ``draw_speed``'s curve per spin: (-rest y, v) of the speeds that stop in front.
+    _draw_curves: dict[float, tuple[np.ndarray, np.ndarray]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
     def draw_speed(self, y_stop: float, w: float) -> float:
         """Speed at which a free stone with spin ``w`` comes to rest at ``y_stop``."""
-        rest = _lerp(self.rest_y, W_GRID, w, axis=1)  # (NV,), decreasing in v
-        ok = np.isfinite(rest)
-        return float(np.interp(-y_stop, -rest[ok], V_GRID[ok]))
+        curve = self._draw_curves.get(w)
+        if curve is None:
+            rest = _lerp(self.rest_y, W_GRID, w, axis=1)  # (NV,), decreasing in v
+            ok = np.isfinite(rest)
+            curve = (-rest[ok], V_GRID[ok])
+            if len(self._draw_curves) >= _MAX_CURVES:
+                self._draw_curves.clear()
+            self._draw_curves[w] = curve
+        return float(np.interp(-y_stop, *curve))
 
     def lateral(self, v: float, w: float, y: float) -> float:
         """Sideways drift of a free stone (v, w) when its centre reaches line ``y``.
@@ -82,7 +95,7 @@ class ShotTables:
     def aim(self, x: float, y: float, v: float, w: float) -> float:
         """Offset ``h`` so that the free path of (v, w) passes through (or rests at) (x, y)."""
         h = x - sheet.RELEASE_X - self.lateral(v, w, y)
-        return float(np.clip(h, -sheet.H_MAX, sheet.H_MAX))
+        return float(min(max(h, -sheet.H_MAX), sheet.H_MAX))
 
     def draw(self, x: float, y: float, w: float) -> tuple[float, float, float]:
         """Throw that comes to rest at (x, y) with spin w, when nothing is in the way."""

@@ -99,23 +99,42 @@ class Template:
 # --- targets --------------------------------------------------------------------------------
 
 
-def _nearest_first(stones: np.ndarray) -> np.ndarray:
-    return stones[np.argsort(rules.distance_to_tee(stones), kind="stable")]
+def _nearest_first(position: np.ndarray, rows: range) -> np.ndarray:
+    """The stones in play in ``rows`` of ``position`` (16, 2), nearest to the tee first (ties in
+    row order): (k, 2). Plain Python: ``rules.tee_distance`` is ``rules.distance_to_tee`` to the
+    last bit, so the order is the numpy one."""
+    flat = position.ravel().tolist()
+    picked = []
+    for k in rows:
+        x, y = flat[2 * k], flat[2 * k + 1]
+        if x != 0.0 or y != 0.0:
+            picked.append((rules.tee_distance(x, y), x, y))
+    return _sorted_stones(picked)
+
+
+def _sorted_stones(picked: list[tuple[float, float, float]]) -> np.ndarray:
+    """``(distance, x, y)`` items as a (k, 2) array of x, y, by distance (stable)."""
+    picked.sort(key=_first)
+    return np.array([(x, y) for _, x, y in picked], dtype=np.float64).reshape(-1, 2)
+
+
+def _first(item: tuple[float, ...]) -> float:
+    return item[0]
 
 
 def opponent_stones(position: np.ndarray, my_parity: int) -> np.ndarray:
     """Opponent stones in play, nearest to the tee first: (k, 2)."""
-    return _nearest_first(position[(_ROWS % 2 != my_parity) & rules.in_play(position)])
+    return _nearest_first(position, range(1 - my_parity, sheet.STONES_PER_END, 2))
 
 
 def own_stones(position: np.ndarray, my_parity: int) -> np.ndarray:
     """The thrower's stones in play, nearest to the tee first: (k, 2)."""
-    return _nearest_first(position[(_ROWS % 2 == my_parity) & rules.in_play(position)])
+    return _nearest_first(position, range(my_parity, sheet.STONES_PER_END, 2))
 
 
 def guards(position: np.ndarray) -> np.ndarray:
     """Stones of either side in the free guard zone, nearest to the tee first: (k, 2)."""
-    return _nearest_first(position[rules.in_free_guard_zone(position)])
+    return _sorted_stones([(f.distance, f.x, f.y) for f in rules.stone_facts(position) if f.in_fgz])
 
 
 def removable(position: np.ndarray, shot: int) -> np.ndarray:
