@@ -466,3 +466,22 @@ def test_stream__long_glued_client_bursts_never_raise(parts: list[str], cuts: li
         for item in stream.feed(data[a:b]):
             assert isinstance(item, (Message, ProtocolError))
         assert stream.pending <= 65536
+
+
+def test_position__kept_coordinate_texts_are_format_float() -> None:
+    """POSITION keeps the text of coordinates it sent lately: every token still equals
+    ``format_float`` of its number, -0.0 included, also after the store fills and restarts."""
+    from rllib_curling.protocol import fields
+
+    rng = np.random.default_rng(3)
+    values = np.concatenate([rng.uniform(-5, 12, 4920), rng.uniform(-1e-6, 1e-6, 200)])
+    values = np.array(
+        [round(v, int(d)) for v, d in zip(values, rng.integers(0, 9, values.size), strict=True)]
+    )
+    values[:5] = (0.0, -0.0, 1e-7, -4e-7, 2.375)
+    for _ in range(3):  # the second and third rounds read the kept texts
+        for chunk in values.reshape(-1, 32):
+            msg = Position(tuple(chunk.tolist()))
+            tokens = encode(msg).decode().rstrip("\0").split()[1:]
+            assert tokens == [format_float(v) for v in chunk.tolist()]
+    assert len(fields._COORD_TEXT) <= fields._COORD_TEXT_MAX

@@ -53,6 +53,21 @@ def _fixed_point(value: float, decimals: int = FLOAT_DECIMALS) -> str:
     return "0" if text == "-0" else text
 
 
+#: ``format_float`` of coordinates sent lately (stones at rest are in every POSITION until
+#: they move); at most ``_COORD_TEXT_MAX`` entries, then it starts again.
+_COORD_TEXT: dict[float, str] = {0.0: "0"}
+_COORD_TEXT_MAX = 4096
+
+
+def _coord_text(value: float) -> str:
+    """``format_float`` of a finite Python float, remembered in ``_COORD_TEXT``."""
+    if len(_COORD_TEXT) >= _COORD_TEXT_MAX:
+        _COORD_TEXT.clear()
+        _COORD_TEXT[0.0] = "0"
+    text = _COORD_TEXT[value] = "0" if value == 0.0 else _fixed_point(value)
+    return text
+
+
 def parse_number(token: str, what: str, *, integer: bool = False) -> float | int:
     """Parse one token like ``3``, ``3.0``, ``-2.``, ``1e-05``; NaN, inf and junk raise.
 
@@ -262,8 +277,9 @@ class _Coords:
 
     def to_text(self) -> str:
         # The coordinates are finite Python floats (checked when built): format_float's work
-        # without its checks.
-        tokens = ["0" if c == 0.0 else _fixed_point(c) for c in self.coords]
+        # without its checks, and stones at rest are sent again every shot: their text is kept.
+        known = _COORD_TEXT
+        tokens = [known.get(c) or _coord_text(c) for c in self.coords]
         return " ".join([self.KEYWORD, *tokens])
 
     @classmethod
