@@ -77,6 +77,18 @@ def test_vector__spaces_one_server_process_a_port_per_env_and_close_stops_it() -
     assert not process.alive()
 
 
+def test_vector__more_envs_than_the_default_match_limit_all_play() -> None:
+    """One server hosts every env's game: 20 envs (over the default 16 matches at once) all
+    reset and step (the server allows a match per port)."""
+    vector = CurlingVectorEnv(num_envs=20, config={"opponent": 0, "ends": 1})
+    try:
+        obs, _ = vector.reset(seed=3)
+        obs, rewards, terminated, truncated, _ = vector.step(vector.action_space.sample())
+        assert vector.observation_space.contains(obs) and rewards.shape == (20,)
+    finally:
+        vector.close()
+
+
 def test_vector__next_step_autoreset_starts_the_next_game_with_reward_zero() -> None:
     vector = CurlingVectorEnv(2, CONFIG)
     try:

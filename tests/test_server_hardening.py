@@ -324,6 +324,12 @@ def test_max_matches__bot_games_side_by_side_then_busy(start_server_process: Any
     assert bot_game(port, "k:3")  # room again
 
 
+def test_max_matches__default_is_16_or_one_per_port() -> None:
+    assert ServerConfig().max_matches == 16
+    assert ServerConfig(ports=40).max_matches == 40
+    assert ServerConfig(ports=40, max_matches=3).max_matches == 3
+
+
 def _read_until(client: RawClient, keyword: str) -> bool:
     msg = client.recv_msg()
     if msg is not None and msg.strip() == "ISREADY":

@@ -139,18 +139,20 @@ def main(argv: list[str] | None = None) -> int:
             _print(rows[-1])
     finally:
         ray.shutdown()
-    one = next(r for r in rows if r["runners"] == 1 and r["envs_per_runner"] == 1)
+    ones = [r["steps_per_s"] for r in rows if r["runners"] == 1 and r["envs_per_runner"] == 1]
     result = {
         "rows": rows,
-        "best_1_runner_over_1_env": best["steps_per_s"] / one["steps_per_s"],
+        # None when --envs has no 1-env row (and no --single) to compare with.
+        "best_1_runner_over_1_env": best["steps_per_s"] / ones[0] if ones and ones[0] else None,
         "runners_2_steps_per_s": rows[-1]["steps_per_s"],
     }
     if args.json:
         print(json.dumps(result))
     else:
+        ratio = result["best_1_runner_over_1_env"]
+        shown = "no 1-env row" if ratio is None else f"{ratio:.2f}x"
         print(
-            f"1 runner, best ({best['envs_per_runner']} envs) / 1 env: "
-            f"{result['best_1_runner_over_1_env']:.2f}x; 2 runners: "
+            f"1 runner, best ({best['envs_per_runner']} envs) / 1 env: {shown}; 2 runners: "
             f"{result['runners_2_steps_per_s']:.0f} env steps/s"
         )
     return 0

@@ -25,6 +25,8 @@ from rllib_curling.game import BLANK_END_CHOICES
 
 DEFAULT_TCP_PORT = 7788
 DEFAULT_HTTP_PORT = 9007
+#: Matches played at once by default (at least one per port: every room can play its game).
+DEFAULT_MAX_MATCHES = 16
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,8 @@ class ServerConfig:
     | forfeit_after      | lost turns in a row (no BESTSHOT in time) that forfeit the game and   |
     |                    | end the match (the seat is closed); 0 = never                        |
     | max_matches        | matches played at once (bot games, and the one two-client match);     |
-    |                    | a client beyond that waits ``SEAT_WAIT_S``, then gets ``Error …``    |
+    |                    | a client beyond that waits ``SEAT_WAIT_S``, then gets ``Error …``;   |
+    |                    | None = ``DEFAULT_MAX_MATCHES`` or ``ports`` if more (a game per room) |
     """
 
     host: str = "127.0.0.1"
@@ -85,10 +88,12 @@ class ServerConfig:
     legacy_wait: float = 1.0
     centerline_timeout: float = 5.0
     forfeit_after: int = 3
-    max_matches: int = 16
+    max_matches: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "keys", tuple(str(k) for k in self.keys))
+        if self.max_matches is None and isinstance(self.ports, int):
+            object.__setattr__(self, "max_matches", max(DEFAULT_MAX_MATCHES, self.ports))
         if not isinstance(self.tcp_port, int) or not 0 <= self.tcp_port < 65536:
             raise ConfigError(f"tcp_port must be an int in 0..65535, got {self.tcp_port!r}")
         if not isinstance(self.ports, int) or isinstance(self.ports, bool) or self.ports < 1:

@@ -142,9 +142,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--max-matches",
         type=int,
-        default=16,
+        default=None,
         help="matches played at once: bot games, and one game between two clients "
-        "(default: %(default)s)",
+        "(default: 16, or --ports if more: a game in every room)",
     )
     p.add_argument(
         "--ports",
