@@ -31,7 +31,6 @@ Decisions where the sources are silent:
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -82,10 +81,6 @@ def first_seat_after(first_seat: Seat, end_score: Score, config: GameConfig) -> 
     return 1 - first_seat if config.blank_end == "swap" else first_seat
 
 
-_FLOAT64 = np.dtype(np.float64)
-_SHAPE = (sheet.STONES_PER_END, 2)
-
-
 def _empty_position() -> np.ndarray:
     return np.zeros((sheet.STONES_PER_END, 2), dtype=np.float64)
 
@@ -112,14 +107,7 @@ class GameState:
     config: GameConfig = field(default_factory=GameConfig)
 
     def __post_init__(self) -> None:
-        pos = self.position
-        if type(pos) is np.ndarray and pos.dtype is _FLOAT64 and pos.shape == _SHAPE:
-            pos = pos.copy()
-            # A sum of finite values is finite unless it overflows; then as_position decides.
-            if not math.isfinite(sum(pos.ravel().tolist())):
-                rules.as_position(pos)  # raises on a non-finite value
-        else:
-            pos = np.array(rules.as_position(pos), copy=True)  # raises on a bad position
+        pos = np.array(rules.as_position(self.position), dtype=np.float64, copy=True)
         pos.flags.writeable = False
         object.__setattr__(self, "position", pos)
         scores = tuple((int(a), int(b)) for a, b in self.end_scores)

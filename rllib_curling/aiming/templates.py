@@ -83,7 +83,6 @@ ROLL_OFFSET = 0.12
 THROW_AWAY_FRACTION = 0.85
 _R = sheet.STONE_RADIUS
 _TEE = np.array(sheet.TEE)
-_ROWS = np.arange(sheet.STONES_PER_END)
 
 
 @dataclass(frozen=True)

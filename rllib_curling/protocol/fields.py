@@ -55,7 +55,7 @@ def _fixed_point(value: float, decimals: int = FLOAT_DECIMALS) -> str:
 
 #: ``format_float`` of coordinates sent lately (stones at rest are in every POSITION until
 #: they move); at most ``_COORD_TEXT_MAX`` entries, then it starts again.
-_COORD_TEXT: dict[float, str] = {0.0: "0"}
+_COORD_TEXT: dict[float, str] = {}
 _COORD_TEXT_MAX = 4096
 
 
@@ -63,7 +63,6 @@ def _coord_text(value: float) -> str:
     """``format_float`` of a finite Python float, remembered in ``_COORD_TEXT``."""
     if len(_COORD_TEXT) >= _COORD_TEXT_MAX:
         _COORD_TEXT.clear()
-        _COORD_TEXT[0.0] = "0"
     text = _COORD_TEXT[value] = "0" if value == 0.0 else _fixed_point(value)
     return text
 
