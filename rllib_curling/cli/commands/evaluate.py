@@ -222,6 +222,5 @@ def _show_all(records: str, port: int, out: Any) -> int:
     except (ConfigError, ServerStartError) as exc:
         print(f"rllib evaluate: {exc}", file=sys.stderr)
         return 1
-    print(f"all {len(hub.games())} games stay on {web.url} until Ctrl+C", file=out, flush=True)
-    web.serve_until_ctrl_c()
+    web.serve_until_ctrl_c(f"all {len(hub.games())} games stay on {web.url} until Ctrl+C", out)
     return 0

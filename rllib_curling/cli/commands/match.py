@@ -162,9 +162,10 @@ def _watch_bots(
 
 
 def _linger(url: str, wait: Callable[[], None], out: TextIO) -> None:
-    """Keep the page up until Ctrl+C."""
-    print(f"the games stay on {url} until Ctrl+C", file=out, flush=True)
+    """Keep the page up until Ctrl+C (the message is printed inside the guard, as
+    ``WebHandle.serve_until_ctrl_c`` does)."""
     try:
+        print(f"the games stay on {url} until Ctrl+C", file=out, flush=True)
         wait()
     except KeyboardInterrupt:
         pass

@@ -84,6 +84,5 @@ def run(args: argparse.Namespace) -> int:
         client.close()
     print(f"session over after {games} game(s)")
     if web is not None:
-        print(f"the games stay on {web.url} until Ctrl+C", flush=True)
-        web.serve_until_ctrl_c()
+        web.serve_until_ctrl_c(f"the games stay on {web.url} until Ctrl+C")
     return 0

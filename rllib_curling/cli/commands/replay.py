@@ -56,9 +56,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"curling replay: {exc}", file=sys.stderr)
         return 2 if isinstance(exc, ConfigError) else 1
     n = len(hub.games())
-    print(
-        f"curling replay: {n} game(s) from {args.record} at {handle.url} . Stop with Ctrl+C.",
-        flush=True,
+    handle.serve_until_ctrl_c(
+        f"curling replay: {n} game(s) from {args.record} at {handle.url} . Stop with Ctrl+C."
     )
-    handle.serve_until_ctrl_c()
     return 0

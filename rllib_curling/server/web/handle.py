@@ -8,8 +8,9 @@ hands a record to the hub from any thread (``call_soon_threadsafe``), never wait
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
-from typing import Any
+from typing import Any, TextIO
 
 from rllib_curling.server.web.http import WebServer
 from rllib_curling.server.web.hub import WatchHub
@@ -71,10 +72,14 @@ class WebHandle:
         while self._thread.is_alive():
             self._thread.join(0.5)
 
-    def serve_until_ctrl_c(self) -> None:
-        """Keep the page up until Ctrl+C (or ``stop()``), then stop it: the end of every
-        command that leaves its games on the page."""
+    def serve_until_ctrl_c(self, message: str | None = None, file: TextIO | None = None) -> None:
+        """Print ``message`` (to ``file``, default stdout), keep the page up until Ctrl+C (or
+        ``stop()``), then stop it: the end of every command that leaves its games on the page.
+        The message is printed inside the Ctrl+C guard: a user (or a script) that presses
+        Ctrl+C as soon as it reads the message ends the command normally."""
         try:
+            if message is not None:
+                print(message, file=file if file is not None else sys.stdout, flush=True)
             self.wait()
         except KeyboardInterrupt:
             pass
