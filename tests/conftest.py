@@ -1,4 +1,8 @@
-"""Shared fixtures: no test may leave a curling server process behind."""
+"""Shared fixtures: no test may leave a curling server process behind.
+
+Also holds the house rule for test names: ``test_<unit>__<behaviour>`` (collection fails
+otherwise, naming the tests).
+"""
 
 from __future__ import annotations
 
@@ -47,3 +51,14 @@ def no_leftover_servers():
     yield
     left = wait_until_gone(server_pids() - before)
     assert not left, f"curling server processes left running: {sorted(left)}"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Refuse test names that do not say ``test_<unit>__<behaviour>`` (design.md's convention)."""
+    bad = sorted(
+        {item.nodeid.split("[")[0] for item in items if "__" not in item.name.split("[")[0][5:]}
+    )
+    if bad:
+        raise pytest.UsageError(
+            "test names must read test_<unit>__<behaviour>: " + ", ".join(bad)
+        )

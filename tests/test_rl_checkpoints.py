@@ -57,7 +57,7 @@ def test_checkpoint_and_module_dirs__as_they_are(experiment: Path) -> None:
     assert find_checkpoint(module) == module
 
 
-def test_relative_and_home_paths(
+def test_find_checkpoint__relative_and_home_paths(
     experiment: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     expected = experiment / "PPO_curling_a_00001" / "checkpoint_000011"

@@ -127,7 +127,7 @@ def _is_curling_server(cmd: str) -> bool:
     return "-m rllib_curling server" in cmd
 
 
-def test_train_runs_env_runner_and_its_server_on_the_second_node(cluster, tmp_path):
+def test_cluster__env_runner_and_its_server_run_on_the_second_node(cluster, tmp_path):
     address, env, temp_dir = cluster
     seen: dict[int, list[str]] = {}  # server pid -> its ancestors' command lines
     done = threading.Event()
@@ -180,7 +180,7 @@ def test_train_runs_env_runner_and_its_server_on_the_second_node(cluster, tmp_pa
     assert not alive, f"private servers still running after training: {alive}"
 
 
-def test_joining_without_the_token_mode_says_how_to_fix_it(cluster, tmp_path):
+def test_cluster__joining_without_the_token_mode_says_how_to_fix_it(cluster, tmp_path):
     address, env, _ = cluster
     env = {k: v for k, v in env.items() if k not in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN")}
     env["RAY_AUTH_MODE"] = "disabled"  # a driver without the cluster's token mode
