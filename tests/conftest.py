@@ -59,6 +59,4 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         {item.nodeid.split("[")[0] for item in items if "__" not in item.name.split("[")[0][5:]}
     )
     if bad:
-        raise pytest.UsageError(
-            "test names must read test_<unit>__<behaviour>: " + ", ".join(bad)
-        )
+        raise pytest.UsageError("test names must read test_<unit>__<behaviour>: " + ", ".join(bad))
