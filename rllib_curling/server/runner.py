@@ -16,6 +16,7 @@ from typing import Any
 
 from rllib_curling.errors import ServerStartError
 from rllib_curling.server.config import ServerConfig
+from rllib_curling.server.loop_thread import LoopThread
 from rllib_curling.server.match import load_physics
 from rllib_curling.server.seats import SEAT_WAIT_S, CurlingServer
 
@@ -147,7 +148,7 @@ def _watch_stdin(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> None:
     threading.Thread(target=watch, name="curling-server-stdin", daemon=True).start()
 
 
-class ServerHandle:
+class ServerHandle(LoopThread):
     """A server running in a background thread: ``address`` (host, port), ``addresses`` (of
     every room), ``web_url`` (the page's URL with ``http_port``, else None) and ``stop()``."""
 
@@ -156,60 +157,23 @@ class ServerHandle:
         self.address: tuple[str, int] | None = None
         self.addresses: list[tuple[str, int]] = []
         self.web_url: str | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._stop: asyncio.Event | None = None
-        self._error: BaseException | None = None
-        self._ready = threading.Event()
-        self._thread = threading.Thread(
-            target=self._run, args=(warm_up,), name="curling-server", daemon=True
-        )
-        self._thread.start()
-        self._ready.wait()
-        if self._error is not None:
-            self._thread.join()
-            raise self._error
+        self._warm_up = warm_up
+        super().__init__("curling-server")
 
-    def _run(self, warm_up: bool) -> None:
-        async def main() -> None:
-            self._loop = asyncio.get_running_loop()
-            self._stop = asyncio.Event()
-
-            def listening(addresses: list[tuple[str, int]]) -> None:
-                self.address, self.addresses = addresses[0], addresses
-                if self.config.http_port is None:
-                    self._ready.set()
-
-            def web(url: str) -> None:
-                self.web_url = url
+    async def _main(self) -> None:
+        def listening(addresses: list[tuple[str, int]]) -> None:
+            self.address, self.addresses = addresses[0], addresses
+            if self.config.http_port is None:
                 self._ready.set()
 
-            await serve(
-                self.config, on_listening=listening, stop_event=self._stop, warm_up=warm_up,
-                on_web=web,
-            )  # fmt: skip
-
-        try:
-            asyncio.run(main())
-        except BaseException as exc:  # reported to the starting thread
-            self._error = exc
-        finally:
+        def web(url: str) -> None:
+            self.web_url = url
             self._ready.set()
 
-    def stop(self, timeout: float = 10.0) -> None:
-        """Stop the server and wait for its thread. Safe to call twice."""
-        loop, stop = self._loop, self._stop
-        if loop is not None and stop is not None and self._thread.is_alive():
-            try:
-                loop.call_soon_threadsafe(stop.set)
-            except RuntimeError:
-                pass
-        self._thread.join(timeout)
-
-    def __enter__(self) -> ServerHandle:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        await serve(
+            self.config, on_listening=listening, stop_event=self._stop, warm_up=self._warm_up,
+            on_web=web,
+        )  # fmt: skip
 
 
 def start_server_thread(config: ServerConfig, *, warm_up: bool = True) -> ServerHandle:

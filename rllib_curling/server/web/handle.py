@@ -7,16 +7,15 @@ hands a record to the hub from any thread (``call_soon_threadsafe``), never wait
 
 from __future__ import annotations
 
-import asyncio
 import sys
-import threading
 from typing import Any, TextIO
 
+from rllib_curling.server.loop_thread import LoopThread
 from rllib_curling.server.web.http import WebServer
 from rllib_curling.server.web.hub import WatchHub
 
 
-class WebHandle:
+class WebHandle(LoopThread):
     """Serve ``hub`` on ``host:port`` (0 = a free port) in a daemon thread; ``url``, ``stop()``.
 
     Raises ``ServerStartError`` (e.g. the port is in use) from the constructor.
@@ -25,47 +24,23 @@ class WebHandle:
     def __init__(self, hub: WatchHub, host: str = "127.0.0.1", port: int = 0) -> None:
         self.hub = hub
         self.url = ""
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._stop: asyncio.Event | None = None
-        self._error: BaseException | None = None
-        self._ready = threading.Event()
-        self._thread = threading.Thread(
-            target=self._run, args=(host, port), name="curling-web", daemon=True
-        )
-        self._thread.start()
-        self._ready.wait()
-        if self._error is not None:
-            self._thread.join()
-            raise self._error
+        self._where = (host, port)
+        super().__init__("curling-web")
 
-    def _run(self, host: str, port: int) -> None:
-        async def main() -> None:
-            self._loop = asyncio.get_running_loop()
-            self._stop = asyncio.Event()
-            web = WebServer(self.hub, host, port)
-            await web.start()
-            self.url = web.url
-            self._ready.set()
-            try:
-                await self._stop.wait()
-            finally:
-                await web.stop()
-
+    async def _main(self) -> None:
+        assert self._stop is not None
+        web = WebServer(self.hub, *self._where)
+        await web.start()
+        self.url = web.url
+        self._ready.set()
         try:
-            asyncio.run(main())
-        except BaseException as exc:  # reported to the starting thread
-            self._error = exc
+            await self._stop.wait()
         finally:
-            self._ready.set()
+            await web.stop()
 
     def publish(self, record: dict[str, Any]) -> None:
-        """Give the hub one record (``WatchHub.write``) from any thread."""
-        loop = self._loop
-        if loop is not None and self._thread.is_alive():
-            try:
-                loop.call_soon_threadsafe(self.hub.write, record)
-            except RuntimeError:
-                pass  # the loop is closing
+        """Give the hub one record (``WatchHub.write``) from any thread, never waiting."""
+        self.call_soon(self.hub.write, record)
 
     def wait(self) -> None:
         """Block until Ctrl+C (KeyboardInterrupt propagates) or ``stop()``."""
@@ -85,19 +60,3 @@ class WebHandle:
             pass
         finally:
             self.stop()
-
-    def stop(self, timeout: float = 10.0) -> None:
-        """Stop serving and wait for the thread. Safe to call twice."""
-        loop, stop = self._loop, self._stop
-        if loop is not None and stop is not None and self._thread.is_alive():
-            try:
-                loop.call_soon_threadsafe(stop.set)
-            except RuntimeError:
-                pass
-        self._thread.join(timeout)
-
-    def __enter__(self) -> WebHandle:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
