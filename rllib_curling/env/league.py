@@ -44,7 +44,6 @@ from rllib_curling.bots.levels import LEVELS, is_level
 from rllib_curling.client import CONNECT_TIMEOUT_S, CurlingClient
 from rllib_curling.env.config import refuse_unknown_keys
 from rllib_curling.env.multi_agent import CurlingMultiAgentEnv
-from rllib_curling.env.spaces import check_action, observe, throw_for
 from rllib_curling.errors import ConfigError, ConnectionLostError
 
 #: The learner's agent ID and RLModule ID.
@@ -218,7 +217,6 @@ class CurlingLeagueEnv(CurlingMultiAgentEnv):
         self.opponent: str | None = None  # this pair's opponent
         self._pair_left = 0  # games still to start against it on this session
         self._session_games = 0  # games started on this session
-        self._over = False  # the last step ended the game
 
     # -- the league ------------------------------------------------------------------------------
 
@@ -266,24 +264,11 @@ class CurlingLeagueEnv(CurlingMultiAgentEnv):
         self.agents = list(seats)
         self._session_games = 0
 
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-            if self.config.server == "auto":  # a fresh private server: same seed, same games
-                self._disconnect()
-                self._server.reseed(seed)
-        try:
-            mover = self._start_pair_game()
-        except ConnectionLostError as exc:
-            self._disconnect()
-            raise self._server.lost(exc, "reset()") from exc
-        self._to_move, self._over = mover, False
-        self._scores_seen = {a: len(c.end_scores) for a, c in self._clients.items()}
-        return {mover: observe(self._clients[mover])}, {mover: self._info(mover)}
+    def _seed(self, seed: int) -> None:
+        self._rng = np.random.default_rng(seed)  # the same opponents too
+        super()._seed(seed)
 
-    def _start_pair_game(self) -> str:
+    def _start_game(self) -> str:
         """Wait for the next game's first GO, against a new opponent when the pair is over, the
         session is gone, a game was abandoned or the opponent left the league; its agent."""
         if (self._to_move is not None or not self._clients or self._pair_left <= 0
@@ -307,31 +292,6 @@ class CurlingLeagueEnv(CurlingMultiAgentEnv):
         a session's first game (it connects first; a bot sits in seat 2) and Player1 throws
         first, and the seats swap every game (``server.match``): so in the even games."""
         return self._session_games % 2 == 0
-
-    def step(self, action_dict: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
-        mover = self._to_move
-        if mover is None:
-            raise RuntimeError("step() called before reset() or after the game ended")
-        if mover not in action_dict:
-            raise ValueError(f"it is {mover}'s turn; got actions for {sorted(action_dict)}")
-        client = self._clients[mover]
-        action = check_action(action_dict[mover], self._act_space)
-        throw = throw_for(action, client, self.config.action, self._tables)
-        try:
-            client.throw(*throw[:3], sweep=throw[3] if self.config.sweep else None)
-            nxt = self._pump(expect_game=False)
-        except ConnectionLostError as exc:
-            self._disconnect()
-            raise self._server.lost(exc, "step()") from exc
-        rewards = {a: self._reward(a, game_over=nxt is None) for a in self._clients}
-        if nxt is None:
-            self._to_move, self._over = None, True
-            obs = {a: observe(c) for a, c in self._clients.items()}
-            infos = {a: self._info(a) for a in self._clients}
-            return obs, rewards, {"__all__": True}, {"__all__": False}, infos
-        self._to_move = nxt
-        obs = {nxt: observe(self._clients[nxt])}
-        return obs, rewards, {"__all__": False}, {"__all__": False}, {nxt: self._info(nxt)}
 
     def _info(self, agent: str) -> dict[str, Any]:
         info = super()._info(agent)

@@ -72,6 +72,7 @@ class CurlingMultiAgentEnv(MultiAgentEnv):
         self._server = EnvServer(self.config, self.worker_index)
         self._clients: dict[str, CurlingClient] = {}
         self._to_move: str | None = None
+        self._over = False  # the last step ended the game
         self._scores_seen = {a: 0 for a in AGENTS}
         #: Seconds to wait for the server's next message (``CurlingEnvConfig.reply_timeout``).
         self._timeout = self.config.reply_timeout(self_play=True)
@@ -102,16 +103,14 @@ class CurlingMultiAgentEnv(MultiAgentEnv):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        if seed is not None and self.config.server == "auto":
-            # A fresh private server with this seed: same seed and actions, same game.
-            self._disconnect()
-            self._server.reseed(seed)
+        if seed is not None:
+            self._seed(seed)
         try:
             mover = self._start_game()
         except ConnectionLostError as exc:
             self._disconnect()
             raise self._server.lost(exc, "reset()") from exc
-        self._to_move = mover
+        self._to_move, self._over = mover, False
         self._scores_seen = {a: len(c.end_scores) for a, c in self._clients.items()}
         return {mover: observe(self._clients[mover])}, {mover: self._info(mover)}
 
@@ -130,15 +129,22 @@ class CurlingMultiAgentEnv(MultiAgentEnv):
         except ConnectionLostError as exc:
             self._disconnect()
             raise self._server.lost(exc, "step()") from exc
-        rewards = {a: self._reward(a, game_over=nxt is None) for a in AGENTS}
+        rewards = {a: self._reward(a, game_over=nxt is None) for a in self._clients}
         if nxt is None:
-            self._to_move = None
+            self._to_move, self._over = None, True
             obs = {a: observe(c) for a, c in self._clients.items()}
-            infos = {a: self._info(a) for a in AGENTS}
+            infos = {a: self._info(a) for a in self._clients}
             return obs, rewards, {"__all__": True}, {"__all__": False}, infos
         self._to_move = nxt
         obs = {nxt: observe(self._clients[nxt])}
         return obs, rewards, {"__all__": False}, {"__all__": False}, {nxt: self._info(nxt)}
+
+    def _seed(self, seed: int) -> None:
+        """``reset(seed=...)``: a fresh private server with this seed (same seed and actions,
+        same game); servers from the config are left as they are."""
+        if self.config.server == "auto":
+            self._disconnect()
+            self._server.reseed(seed)
 
     def _start_game(self) -> str:
         """Connect if needed and wait for a new game's first GO; its agent."""
