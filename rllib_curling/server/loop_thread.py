@@ -3,7 +3,9 @@
 The base of ``ServerHandle`` (a curling server in the background, ``server.runner``) and
 ``WebHandle`` (the page alone, ``server.web.handle``). A subclass writes ``_main``: it sets up,
 calls ``self._ready.set()`` once it serves, and returns when ``self._stop`` is set. The
-constructor returns once ``_main`` is ready, and raises what ``_main`` raised before that.
+constructor returns once ``_main`` is ready, and raises what ``_main`` raised before that. The
+thread starts inside ``LoopThread.__init__``, so a subclass sets everything ``_main`` reads before
+it calls ``super().__init__``.
 """
 
 from __future__ import annotations
