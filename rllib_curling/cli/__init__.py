@@ -8,10 +8,12 @@ registers the subcommand and sets ``func``) and keeps heavy imports inside its `
 from __future__ import annotations
 
 import argparse
+import sys
 
 
 def dispatch(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
     """Parse ``argv`` and run the chosen subcommand's ``func``; help and exit 2 without one."""
+    _replace_unencodable_output()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
@@ -22,3 +24,22 @@ def dispatch(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+
+
+def _replace_unencodable_output() -> None:
+    """Let standard output and error print any text in any console code page.
+
+    Help and output hold non-ASCII text (数字冰壶, ±, team names). A Windows console that is
+    piped or redirected encodes with the ANSI code page (cp1252, GBK, ...), and so does
+    ``PYTHONIOENCODING=cp1252``; a character it lacks would raise UnicodeEncodeError. A stream
+    that would raise so prints ``?`` for such a character instead (what it can encode, e.g. the
+    Chinese under GBK, comes out as is); UTF-8 streams and their errors setting are left alone.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        encoding = getattr(stream, "encoding", None) or "utf-8"
+        if getattr(stream, "errors", None) != "strict" or encoding.lower().startswith("utf"):
+            continue
+        try:
+            stream.reconfigure(errors="replace")  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            pass  # not a TextIOWrapper (replaced by a caller), or closed
