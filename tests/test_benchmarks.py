@@ -4,6 +4,8 @@ targets are met in benchmarks, not in timed tests)."""
 from __future__ import annotations
 
 import json
+import math
+import os
 
 import pytest
 
@@ -21,3 +23,31 @@ def test_bench_env__prints_every_path(capsys: pytest.CaptureFixture[str]) -> Non
     assert result["vector_envs"] == 2
     ratio = result["vector_steps_per_s"] / result["direct_steps_per_s"]
     assert result["vector_over_direct"] == ratio
+
+
+def test_bench_server__prints_finite_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["bench", "server", "--games", "1", "--ends", "1", "--repeats", "1", "--json"]
+    assert curling_main(args) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["shots"] == 16 and result["tcp_shots_per_s"] > 0, result
+    # The server's CPU time is read through psutil: a number (maybe 0 for so short a run).
+    assert result["server_cpu_us_per_shot"] >= 0 and result["load_average_1min"] >= 0, result
+
+
+def test_bench_processes__cpu_memory_and_server_children_of_processes() -> None:
+    from rllib_curling.benchmarks import processes
+    from rllib_curling.server.process import ServerOptions, ServerProcess
+
+    me = os.getpid()
+    assert processes.cpu_seconds(me) > 0 and processes.rss_bytes(me) > 10 * 2**20
+    server = ServerProcess(ServerOptions())
+    try:
+        assert processes.server_children(me) == [server.pid]
+        assert processes.rss_bytes(server.pid) > 10 * 2**20
+    finally:
+        server.stop()
+    gone = server.pid
+    assert processes.server_children(me) == []
+    assert math.isnan(processes.cpu_seconds(gone)) and processes.rss_bytes(gone) == 0
+    cpus = processes.allowed_cpus()
+    assert cpus is None or (cpus and set(cpus) <= set(range(os.cpu_count() or 1)))

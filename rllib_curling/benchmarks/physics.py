@@ -27,6 +27,7 @@ import time
 import numpy as np
 
 from rllib_curling import sheet
+from rllib_curling.benchmarks.processes import allowed_cpus, pin
 
 TEE = np.array(sheet.TEE)
 
@@ -80,11 +81,11 @@ def _median_rate(fn: object, shots: int, repeats: int) -> tuple[float, float]:
 
 def pin_one_core() -> int | None:
     """Run this process on one CPU (the first allowed); returns it, or None if unsupported."""
-    if not hasattr(os, "sched_setaffinity"):
+    cpus = allowed_cpus()
+    if not cpus:
         return None
-    cpu = min(os.sched_getaffinity(0))
-    os.sched_setaffinity(0, {cpu})
-    return cpu
+    pin(os.getpid(), min(cpus))
+    return min(cpus)
 
 
 def run(batch: int, single: int, repeats: int, seed: int) -> dict[str, float]:

@@ -22,35 +22,10 @@ import statistics
 import time
 from typing import Any
 
+from rllib_curling.benchmarks.processes import rss_bytes, server_children
+
 ENV_COUNTS = (1, 2, 4, 8)
 MB = 1 << 20
-
-
-def _rss(pid: int) -> int:
-    """Resident set size of a process, bytes (0 if it is gone)."""
-    try:
-        with open(f"/proc/{pid}/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except OSError:
-        return 0
-
-
-def _server_pids(parent: int) -> list[int]:
-    """PIDs of the ``curling server`` children of process ``parent``."""
-    pids = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                cmd = f.read().split(b"\0")
-        except OSError:
-            continue
-        if ppid == parent and b"rllib_curling" in cmd and b"server" in cmd:
-            pids.append(int(entry))
-    return pids
 
 
 def _row(runners: int, envs: int, steps: int, repeats: int, mode: str) -> dict[str, Any]:
@@ -77,14 +52,14 @@ def _row(runners: int, envs: int, steps: int, repeats: int, mode: str) -> dict[s
             from rllib_curling.env.vector import CurlingVectorEnv
 
             me = os.getpid()
-            servers = sum(_rss(pid) for pid in _server_pids(me))
-            before = _rss(me)
+            servers = sum(rss_bytes(pid) for pid in server_children(me))
+            before = rss_bytes(me)
             extra = CurlingVectorEnv(envs, {"opponent": 2, "action": "discrete"})
             try:
                 extra.reset()
                 for _ in range(20):
                     extra.step(extra.action_space.sample())
-                return servers, _rss(me) - before
+                return servers, rss_bytes(me) - before
             finally:
                 extra.close()
 

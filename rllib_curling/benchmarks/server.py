@@ -3,7 +3,7 @@
 Setup: a ``curling server`` subprocess (``--games N --ends 4``) and two clients in this process
 (two threads, each a ``CurlingClient`` driving a built-in bot of ``--level``, default 2) that
 play each other over loopback. The server process and this process are pinned to the same CPU
-with ``os.sched_setaffinity``, so the figure is what one core does end to end: the bots' choices,
+(``benchmarks.processes.pin``), so the figure is what one core does end to end: the bots' choices,
 the physics, the server's asyncio loop and framing, both clients' decoding.
 
 Baseline: the same number of games with the same bots played in-process (``Game.step``, no
@@ -29,22 +29,9 @@ import time
 
 import numpy as np
 
+from rllib_curling.benchmarks.processes import allowed_cpus, cpu_seconds, load_average, pin
+
 SHOTS_PER_END = 16
-
-
-def _pin(pid: int, cpu: int | None) -> None:
-    if cpu is not None and hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(pid, {cpu})
-
-
-def _cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of process ``pid`` so far (Linux /proc; NaN elsewhere)."""
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            fields = fh.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return float("nan")
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _start_server(games: int, ends: int, seed: int, cpu: int | None) -> tuple[object, int]:
@@ -53,7 +40,7 @@ def _start_server(games: int, ends: int, seed: int, cpu: int | None) -> tuple[ob
         "--exit-with-parent", "--games", str(games), "--ends", str(ends), "--seed", str(seed),
     ]  # fmt: skip
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    _pin(proc.pid, cpu)
+    pin(proc.pid, cpu)
     assert proc.stdout is not None
     line = proc.stdout.readline().decode().split()
     if len(line) != 3 or line[0] != "LISTENING":
@@ -108,7 +95,7 @@ def run_tcp(
     """Seconds for ``games`` games through the server (start-up excluded), and the CPU seconds
     of the server process and of this process (the clients and their bots) meanwhile."""
     proc, port = _start_server(games, ends, seed, cpu)
-    cpu0, server0 = time.process_time(), _cpu_seconds(proc.pid)  # type: ignore[attr-defined]
+    cpu0, server0 = time.process_time(), cpu_seconds(proc.pid)  # type: ignore[attr-defined]
     try:
         outs: list[dict[str, int]] = [{}, {}]
         threads = [
@@ -123,7 +110,7 @@ def run_tcp(
             th.join()
         elapsed = time.perf_counter() - t0
         clients_cpu = time.process_time() - cpu0
-        server_cpu = _cpu_seconds(proc.pid) - server0  # type: ignore[attr-defined]
+        server_cpu = cpu_seconds(proc.pid) - server0  # type: ignore[attr-defined]
     finally:
         proc.stdin.close()  # type: ignore[attr-defined]
         proc.wait(10)  # type: ignore[attr-defined]
@@ -169,7 +156,7 @@ def measure(games: int, level: int, ends: int, repeats: int, seed: int, cpu: int
     tcp_cpu = us["server_cpu"] + us["clients_cpu"]
     return {
         "shots": shots, "level": level, "cpu": cpu, "repeats": repeats,
-        "load_average_1min": os.getloadavg()[0],
+        "load_average_1min": load_average(),
         "tcp_shots_per_s": 1e6 / us["tcp"], "inprocess_shots_per_s": 1e6 / us["inprocess"],
         "protocol_share": 1.0 - us["inprocess"] / us["tcp"],
         "tcp_cpu_shots_per_s": 1e6 / tcp_cpu,
@@ -208,9 +195,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     cpu = args.cpu
-    if cpu is None and hasattr(os, "sched_getaffinity"):
-        cpu = max(os.sched_getaffinity(0))
-    _pin(0, cpu)
+    if cpu is None and (cpus := allowed_cpus()):
+        cpu = max(cpus)
+    pin(os.getpid(), cpu)
     figures = measure(args.games, args.level, args.ends, args.repeats, args.seed, cpu)
     if args.json:
         print(json.dumps(figures))

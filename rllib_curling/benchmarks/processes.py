@@ -1,0 +1,62 @@
+"""What the benchmarks read of processes, through psutil (Linux, Windows, macOS alike): CPU
+time, resident memory, the ``curling server`` children of a process, CPU pinning, load.
+
+Every ``pid`` is a real process id: psutil's pid 0 is the kernel's idle process on Windows, so
+"this process" is ``os.getpid()``, never 0.
+"""
+
+from __future__ import annotations
+
+import os
+
+import psutil
+
+
+def allowed_cpus(pid: int | None = None) -> list[int] | None:
+    """The CPUs process ``pid`` (default: this one) may run on; None where the OS does not
+    say (macOS)."""
+    process = psutil.Process(pid or os.getpid())
+    return process.cpu_affinity() if hasattr(process, "cpu_affinity") else None
+
+
+def pin(pid: int, cpu: int | None) -> None:
+    """Run process ``pid`` on CPU ``cpu`` only (nothing when ``cpu`` is None or pinning is not
+    supported)."""
+    process = psutil.Process(pid)
+    if cpu is not None and hasattr(process, "cpu_affinity"):
+        process.cpu_affinity([cpu])
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far (NaN if it is gone)."""
+    try:
+        times = psutil.Process(pid).cpu_times()
+    except psutil.Error:
+        return float("nan")
+    return times.user + times.system
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident set size of process ``pid``, bytes (0 if it is gone)."""
+    try:
+        return psutil.Process(pid).memory_info().rss
+    except psutil.Error:
+        return 0
+
+
+def server_children(parent: int) -> list[int]:
+    """PIDs of the ``curling server`` children of process ``parent``."""
+    pids = []
+    for child in psutil.Process(parent).children():
+        try:
+            cmd = child.cmdline()
+        except psutil.Error:  # gone, or not ours to read
+            continue
+        if "rllib_curling" in cmd and "server" in cmd:
+            pids.append(child.pid)
+    return pids
+
+
+def load_average() -> float:
+    """The 1-minute load average (on Windows psutil's estimate, 0.0 for its first 5 s)."""
+    return psutil.getloadavg()[0]
