@@ -46,6 +46,18 @@ _READ_BYTES = 65536
 _LOG_FIRST_BAD = 20
 _LOG_EVERY_BAD = 1000
 _EMPTY_BYTES = p.encode(p.Empty())
+_ERROR_NETNAME_DELETED = 64  # winerror of a read on a socket the client has closed (Windows)
+
+
+def closed_by_peer(exc: OSError) -> bool:
+    """Whether ``exc`` only says that the client went away, which is an ordinary disconnect,
+    logged like a clean close: a reset (a client that closed with unread data, or aborted), a
+    broken pipe, or Windows' ERROR_NETNAME_DELETED (WinError 64, e.g. a client that closes
+    right after GAMEOVER; asyncio's proactor loop raises it as ConnectionResetError)."""
+    return (
+        isinstance(exc, ConnectionResetError | ConnectionAbortedError | BrokenPipeError)
+        or getattr(exc, "winerror", None) == _ERROR_NETNAME_DELETED
+    )
 
 
 class SeatLost(Exception):
@@ -112,14 +124,18 @@ class Connection:
                     self._tail_timer.cancel()
                     self._tail_timer = None
                 if not data:
+                    log.debug("%r: the client closed the connection", self)
                     break
                 for item in self._decoder.feed(data):
                     self._dispatch(item)
                 if self._decoder.pending:
                     self._tail_timer = loop.call_later(TAIL_FLUSH_S, self._flush_tail)
             self._flush_tail()
-        except (ConnectionError, OSError) as exc:
-            log.info("%r: connection error: %s", self, exc)
+        except OSError as exc:  # ConnectionError and socket errors
+            if closed_by_peer(exc):
+                log.debug("%r: the client closed the connection (%s)", self, exc)
+            else:
+                log.info("%r: connection error: %s", self, exc)
         except asyncio.CancelledError:
             pass
         finally:
@@ -240,7 +256,7 @@ class Connection:
         try:
             self._writer.write(data)
         except (ConnectionError, OSError, RuntimeError) as exc:
-            self._drop(f"write failed: {exc}")
+            self._drop(f"write failed: {exc}", exc)
             return
         if self._writer.transport.get_write_buffer_size() > MAX_WRITE_BUFFER:
             self._drop(f"does not read (over {MAX_WRITE_BUFFER} bytes unsent)")
@@ -256,7 +272,7 @@ class Connection:
                 self._writer.write(self._outbox.popleft())
                 await asyncio.wait_for(self._writer.drain(), timeout=30.0)
             except (ConnectionError, OSError, RuntimeError, TimeoutError) as exc:
-                self._drop(f"write failed: {exc!r}")
+                self._drop(f"write failed: {exc!r}", exc)
                 return
             last = loop.time()
 
@@ -284,8 +300,13 @@ class Connection:
         except (ConnectionError, OSError, RuntimeError):
             pass
 
-    def _drop(self, why: str) -> None:
-        log.warning("%r: %s; closing it", self, why)
+    def _drop(self, why: str, exc: BaseException | None = None) -> None:
+        """Close the connection at once (abort) for ``why``: a warning, unless ``exc`` says
+        the client has gone already (then it is an ordinary disconnect)."""
+        if isinstance(exc, OSError) and closed_by_peer(exc):
+            log.debug("%r: the client closed the connection (%s)", self, exc)
+        else:
+            log.warning("%r: %s; closing it", self, why)
         self._outbox.clear()
         self._writer.transport.abort()
         self._mark_closed()
