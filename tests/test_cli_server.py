@@ -1,5 +1,6 @@
 """``curling server`` as a command: config.ini, port in use, --announce, stdin EOF, SIGTERM,
-and the JSONL game records (``records``)."""
+the human lines on stderr (lobby waits, game results; -q), and the JSONL game records
+(``records``)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from server_helpers import RawClient
+from server_helpers import RawClient, send_stop_signal
 
 from rllib_curling.cli.commands.server import build_config
 from rllib_curling.cli.curling import build_parser
@@ -113,6 +114,75 @@ def test_announce__exit_with_parent_after_a_game(tmp_path: Path) -> None:
             proc.wait()
 
 
+def _stderr_line(proc: subprocess.Popen[bytes]) -> str:
+    assert proc.stderr is not None
+    return proc.stderr.readline().decode().rstrip("\n")
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> tuple[str, str]:
+    """SIGTERM (Windows: terminated, see ``send_stop_signal``), then the rest of stdout and
+    stderr."""
+    graceful = send_stop_signal(proc, signal.SIGTERM)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0 or not graceful
+    return out.decode(), err.decode()
+
+
+def test_server_console__says_who_waits_in_the_lobby_and_prints_each_game() -> None:
+    proc = curling_server("--tcp-port", "0", "--ends", "1", "--seed", "3")
+    try:
+        banner = _stderr_line(proc)
+        assert banner.startswith("curling server: listening on 127.0.0.1:"), banner
+        port = int(banner.split("127.0.0.1:", 1)[1].split(",", 1)[0])
+        legacy = RawClient(port, None, name="SampleAI2020")  # 2020-era: no CONNECTKEY
+        assert legacy.recv_msg() == "NAME Player1 "  # seated after the legacy wait
+        while legacy.recv_msg() != "ISREADY ":
+            pass
+        legacy.send("READYOK")
+        legacy.send("NAME SampleAI2020")
+        waiting = _stderr_line(proc)
+        assert waiting.startswith(f"waiting in the lobby of port {port}: SampleAI2020 (127.0.0.1:")
+        assert "(no CONNECTKEY; a second client will be its opponent, or start the server " in (
+            waiting
+        )
+        client = RawClient(port, "localtest:2", name="keyed")  # a bot game, beside the lobby
+        t = client.play()
+        client.close()
+        (p1, p2), (result,) = t.totals[0], t.results
+        outcome = {"WIN": "keyed wins", "LOSE": "built-in AI 2 wins", "DRAW": "a draw"}[result]
+        want = f"game 1 (port {port}): keyed {p1} - {p2} built-in AI 2 (1 end, {outcome})"
+        assert _stderr_line(proc) == want
+        out, err = _stop(proc)
+        legacy.close()
+        assert out == ""  # stdout stays for --announce's machine-readable lines
+        assert err == ""  # the lobby client never played: no game line for it
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.parametrize("flag", ["-q", "--announce"])
+def test_server_quiet__no_human_lines_with_q_or_announce(flag: str) -> None:
+    proc = curling_server("--tcp-port", "0", "--ends", "1", "--announce", flag)
+    try:
+        port = announced_port(proc)  # LISTENING is stdout's first line either way
+        client = RawClient(port, "localtest:2")
+        t = client.play()
+        client.close()
+        assert len(t.results) == 1
+        out, err = _stop(proc)
+        assert out == "" and err == ""
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.skipif(
+    sys.platform == "win32",
+    reason="no graceful SIGTERM on Windows: Popen.send_signal(SIGTERM) is TerminateProcess",
+)
 def test_sigterm__ends_the_session_and_flushes_records(tmp_path: Path) -> None:
     proc = curling_server(
         "--tcp-port", "0", "--announce", "--log-dir", str(tmp_path), "--turn-timeout", "30"

@@ -9,7 +9,12 @@ docs/protocol_notes.md), not with this package's protocol code:
 - the **course template** (``AIRobot.py``): reads byte by byte up to each NUL, strips, splits;
   takes its side from ``CONNECTNAME`` and updates it from each ``SCORE`` (the scorer throws
   first next end, a blank end swaps);
-- a **sweeping client**: the template answering every MOTIONINFO with ``SWEEP d`` at once.
+- a **sweeping client**: the template answering every MOTIONINFO with ``SWEEP d`` at once;
+- a **late sweeper**: silent on its first MOTIONINFO, then answering the later ones.
+
+The sweep rule (the server waits for a SWEEP on a connection's first MOTIONINFO, then only for
+connections that have sent one) is checked with the template (waits once per session) and the
+sweepers (every sweep counts; a late first SWEEP earns the window from the next stone).
 
 Each checks, at every GO, that what it believes about its stones matches what the server says.
 """
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -138,6 +144,52 @@ class TemplateClient:
             )
 
 
+class TimedTemplateClient(TemplateClient):
+    """The template, noting when each message came: ``(time.monotonic(), code)``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.times: list[tuple[float, str]] = []
+
+    def recv_msg(self) -> tuple[str, list[str]]:
+        code, args = super().recv_msg()
+        self.times.append((time.monotonic(), code))
+        return code, args
+
+    def motion_waits(self) -> list[float]:
+        """Seconds from each MOTIONINFO to the next message (the server's sweep wait)."""
+        return [
+            later - at
+            for (at, code), (later, _) in zip(self.times, self.times[1:], strict=False)
+            if code == "MOTIONINFO"
+        ]
+
+
+class LateSweeper(TemplateClient):
+    """The template, silent on its first MOTIONINFO and sending ``SWEEP d`` on every later one."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.motions = 0
+
+    def recv_msg(self) -> tuple[str, list[str]]:
+        code, args = super().recv_msg()
+        if code == "MOTIONINFO":
+            self.motions += 1
+            if self.motions > 1:
+                self.sock.send(f"SWEEP {self.sweep}".encode())
+            return "MOTIONINFO-answered", args  # run() must not answer it again
+        return code, args
+
+
+def _sweeps_of(log_dir: Path, name: str) -> list[float]:
+    """The sweep of every shot ``name`` threw, in order, from the server's records."""
+    lines = records.read_records(next(log_dir.glob("*.jsonl")))
+    starts = {r["game_id"]: r["players"] for r in lines if r["type"] == "game_start"}
+    shots = [r for r in lines if r["type"] == "shot"]
+    return [s["sweep"] for s in shots if starts[s["game_id"]][s["thrower"]] == name]
+
+
 def _play(*clients: Any) -> None:
     threads = [threading.Thread(target=c.run, daemon=True) for c in clients]
     for th in threads:
@@ -189,11 +241,34 @@ def test_sweeping_client__every_sweep_counts_from_the_first(
     _play(client)
     server.stop()
     assert len(client.results) == 2 and client.mismatches == []
-    (log,) = tmp_path.glob("*.jsonl")
-    shots = [r for r in records.read_records(log) if r["type"] == "shot"]
-    starts = {
-        r["game_id"]: r["players"] for r in records.read_records(log) if r["type"] == "game_start"
-    }
-    ours = [s for s in shots if starts[s["game_id"]][s["thrower"]] == "sweeper"]
-    assert len(ours) == 2 * 8
-    assert [s["sweep"] for s in ours] == [3.0] * 16
+    assert _sweeps_of(tmp_path, "sweeper") == [3.0] * (2 * 8)
+
+
+def test_course_template__waits_one_sweep_window_per_session_not_per_stone(
+    start_server: Any,
+) -> None:
+    window = 1.5
+    server = start_server(ends=1, games=2, sweep_window=window)
+    client = TimedTemplateClient(server.address[1], "localtest:2", "template")  # never sweeps
+    started = time.monotonic()
+    _play(client)
+    elapsed = time.monotonic() - started
+    assert len(client.results) == 2 and client.gos == 2 * 8 and client.mismatches == []
+    first, *rest = client.motion_waits()
+    assert len(rest) == 2 * 8 - 1
+    assert first >= 0.8 * window  # its first MOTIONINFO was offered the whole window
+    assert max(rest) < window / 3, rest  # no SWEEP ever came: no more waiting
+    assert elapsed < 2 * window + 10  # before: a window per stone, 16 x 1.5 s
+
+
+def test_late_sweeper__its_first_late_sweep_earns_the_window_from_the_next_stone(
+    start_server: Any, tmp_path: Path
+) -> None:
+    server = start_server(ends=1, games=2, log_dir=str(tmp_path), sweep_window=1.0)
+    client = LateSweeper(server.address[1], "localtest:2", "late", sweep=3.0)
+    _play(client)
+    server.stop()
+    assert len(client.results) == 2 and client.mismatches == []
+    # stone 1: silent through its window; stone 2: no window (it had never swept), its SWEEP
+    # came late and was not applied; every later stone waits for the SWEEP and applies it
+    assert _sweeps_of(tmp_path, "late") == [0.0, 0.0] + [3.0] * (2 * 8 - 2)

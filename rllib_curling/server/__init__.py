@@ -13,6 +13,7 @@ An asyncio shell around the sans-I/O protocol (``rllib_curling.protocol``) and t
 | ``throttle``   | ``KeyThrottle``: per-address throttling of connection-key checks       |
 | ``connection`` | one client connection: framing, a bounded mailbox, batched writes      |
 | ``records``    | the JSONL game records                                                 |
+| ``console``    | the human lines: who waits in a lobby and why, one line per game       |
 | ``process``    | ``ServerProcess``: a ``curling server`` child process (the env's        |
 |                | private servers); the only module other layers may import besides this |
 | ``web``        | the page that shows the games (``--http-port``; ``curling replay``)    |
@@ -44,8 +45,15 @@ CONNECTKEY: the 2020-era clients, which read one message per ``recv``.
 
 **Sweeping** without real-time physics: after MOTIONINFO the server waits for the thrower's
 ``SWEEP d`` up to ``sweep_window`` seconds (default 1 s), and goes on as soon as it arrives; a
-SWEEP that arrives later is ignored. A client that does not sweep can answer ``SWEEP 0`` and
-lose no time; bots never wait (their throw carries the sweep).
+SWEEP that arrives later is not applied. It waits on a connection's first MOTIONINFO, and after
+that only for connections that have sent a SWEEP (the sweep rule,
+``players.RemotePlayer.sweep_window``): a client that never sweeps waits once per session, not
+once per stone. A client that does not sweep can answer ``SWEEP 0`` and lose no time; bots
+never wait (their throw carries the sweep).
+
+**Console**: ``curling server`` prints on stderr who waits in a lobby and why (a 2020-era
+client sends no CONNECTKEY and waits there for a second client) and one line per game that
+ends; ``-q`` (implied by ``--announce``) silences them (``console``).
 
 **Robustness**: nothing a client sends raises out of the server or stalls the other seat; see
 ``connection``. No client can hold a seat without playing: a seat that does not answer ISREADY

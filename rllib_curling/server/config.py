@@ -55,7 +55,11 @@ class ServerConfig:
     | bot_seat           | the built-in bot's seat in game 1: 1 = Player2 (the client throws     |
     |                    | first, as on the platform), 0 = Player1 (the client has the hammer)  |
     | sweep_window       | seconds to wait for SWEEP after MOTIONINFO (0 = do not wait); the     |
-    |                    | wait ends as soon as the SWEEP comes (``SWEEP 0`` = no sweeping)     |
+    |                    | wait ends as soon as the SWEEP comes (``SWEEP 0`` = no sweeping).    |
+    |                    | Per connection: the first MOTIONINFO of the session waits, later ones |
+    |                    | only once the client has sent a SWEEP (in time or late), so a client |
+    |                    | that never sweeps waits once, not once per stone                     |
+    |                    | (``RemotePlayer.sweep_window``; docs/protocol_notes.md)              |
     | blank_end          | "swap" (course template) or "keep" the order after a 0-0 end          |
     | ready_timeout      | seconds a seated client has to answer ISREADY (sent on seating) with  |
     |                    | READYOK; then it gets ``Error …`` and is closed                      |

@@ -73,10 +73,13 @@ class Match:
         match_index: int,
         seed: int,
         game_id_prefix: str = "",
+        on_game: Callable[[dict[str, Any], list[str]], None] | None = None,
     ) -> None:
         self.players, self.config, self.recorder = players, config, recorder
         self.match_index, self.seed = match_index, seed
         self.game_id_prefix = game_id_prefix
+        #: Called with each ``game`` record (``records``) and the seats' kinds as it ends.
+        self.on_game = on_game
         self.lost: int | None = None
         self.games_played = 0
         self._physics = load_physics()
@@ -275,7 +278,9 @@ class Match:
 
         The unswept shot is simulated to the end at once: its path up to mid-sheet is the one
         MOTIONINFO reports, and when no SWEEP (or ``SWEEP 0``) comes it is the result; only a
-        sweep makes a second run (same seed, so the same path up to mid-sheet).
+        sweep makes a second run (same seed, so the same path up to mid-sheet). How long the
+        thrower is waited for is its own sweep rule (``RemotePlayer.sweep_window``): the
+        whole ``sweep_window`` on its first MOTIONINFO, then only if it has ever sent a SWEEP.
         """
         sim = self._physics.simulate
         pos, slot = state.position, state.shot
@@ -348,3 +353,8 @@ class Match:
         self.recorder.write(record)
         self.recorder.flush()
         log.info("game %s %s: %s %s", game_id, reason, self._names(), list(state.totals))
+        if self.on_game is not None:
+            try:
+                self.on_game(record, [pl.kind for pl in self.players])
+            except Exception:  # reporting a game never ends a match
+                log.exception("game %s: reporting its end failed", game_id)

@@ -4,7 +4,8 @@ bot answering in-process (``BotPlayer``). The match (``server_match``) talks to 
 - ``ready()``: bot: build its tables (remote clients are readied when seated: ``ready_client``).
 - ``choose(state, …)``: remote: GO, then BESTSHOT (debug mode: RESET* meanwhile);
   bot: ``bot.choose`` (the search bots, levels 5-8, in a worker thread).
-- ``sweep(mid, window)``: remote only: MOTIONINFO, then SWEEP within the window.
+- ``sweep(mid, window)``: remote only: MOTIONINFO, then SWEEP within the window, which is
+  offered by the sweep rule (``RemotePlayer.sweep_window``).
 - ``centerline_choice(t)``: remote: CENTERLINE_VIOLATION, then the choice (KEEP on timeout);
   bot: ``bot.centerline_choice``.
 """
@@ -44,6 +45,10 @@ class RemotePlayer:
         self.conn, self.seat, self.debug = conn, seat, debug
         #: Turns lost in a row (no BESTSHOT in time); the match forfeits the game at a limit.
         self.missed_turns = 0
+        #: This connection has sent a SWEEP (in its window or late): it gets every window.
+        self.sweeps = False
+        self._offered_window = False  # a window was offered once (the first MOTIONINFO)
+        self._late_sweeps = False  # SWEEP accepted after MOTIONINFO until the next turn
 
     @property
     def name(self) -> str:
@@ -75,9 +80,15 @@ class RemotePlayer:
         """Send GO and wait for BESTSHOT: ``(state, (v, h, w))``, or ``(state, None)`` on timeout.
 
         In debug mode RESETPOSITION / RESETSTATE change ``state`` meanwhile (each appended to
-        ``resets`` as a record).
+        ``resets`` as a record). A late SWEEP for the previous stone is noted (``sweep``).
         """
-        types = (p.BestShot, p.ResetPosition, p.ResetState) if self.debug else (p.BestShot,)
+        types: tuple[type[p.Message], ...] = (p.BestShot,)
+        if self.debug:
+            types += (p.ResetPosition, p.ResetState)
+        if self._late_sweeps:  # a SWEEP for this seat's last stone may still be on its way
+            self._late_sweeps = False
+            self._note_late_sweep(await self.conn.receive(0))
+            types += (p.Sweep,)
         self.conn.accept(*types)
         self.conn.send_bytes(_GO)
         loop = asyncio.get_running_loop()
@@ -96,6 +107,9 @@ class RemotePlayer:
                 if isinstance(msg, p.BestShot):
                     self.missed_turns = 0
                     return _clear_unthrown(state) if resets else state, (msg.v, msg.h, msg.w)
+                if isinstance(msg, p.Sweep):
+                    self._note_late_sweep(msg)
+                    continue
                 state = self._apply_reset(state, msg, resets)
         finally:
             self.conn.accept()
@@ -125,15 +139,45 @@ class RemotePlayer:
             return dataclasses.replace(state, shot=shot)
         return state
 
+    def sweep_window(self, window: float) -> float:
+        """The seconds to wait for this connection's SWEEP after a MOTIONINFO (the sweep rule).
+
+        The whole ``window`` on the first MOTIONINFO of the session (a client that sweeps
+        shows it then), and on every later one once the connection has sent a SWEEP (in a
+        window, or late); else 0: a client that never sweeps and says nothing waits once per
+        session, not once per stone. See docs/protocol_notes.md, "Sweeping".
+        """
+        return window if self.sweeps or not self._offered_window else 0.0
+
     async def sweep(self, mid: np.ndarray, window: float) -> float:
-        """Send MOTIONINFO; the SWEEP distance received within ``window`` seconds, else 0."""
+        """Send MOTIONINFO; the SWEEP distance received within ``sweep_window(window)``
+        seconds, else 0. Without one, SWEEP stays accepted until the next turn: a late one is
+        not applied (the shot is played) but earns the connection the window from then on."""
+        wait = self.sweep_window(window)
+        self._offered_window = self._offered_window or wait > 0
         self.conn.accept(p.Sweep)
         self.conn.send(p.MotionInfo(*(float(v) for v in mid[:5])))
-        try:
-            msg = await self.conn.receive(window) if window > 0 else None
-        finally:
+        msg = await self.conn.receive(wait) if wait > 0 else None
+        if isinstance(msg, p.Sweep):
+            self.sweeps = True
             self.conn.accept()
-        return float(msg.distance) if isinstance(msg, p.Sweep) else 0.0
+            return float(msg.distance)
+        self._late_sweeps = True  # SWEEP stays accepted: ``choose`` notes a late one
+        return 0.0
+
+    def _note_late_sweep(self, msg: p.Message | None) -> None:
+        """A SWEEP that came after its window (or when none was offered) marks a sweeper."""
+        if not isinstance(msg, p.Sweep):
+            return
+        if self.sweeps:
+            log.info("%r: SWEEP outside its window ignored", self.conn)
+        else:
+            self.sweeps = True
+            log.warning(
+                "%r: SWEEP %g came after the sweep window and was not applied; the server "
+                "waits for this client's SWEEP after every MOTIONINFO from now on",
+                self.conn, msg.distance,
+            )  # fmt: skip
 
     def motion_info(self, mid: np.ndarray) -> None:
         """Send MOTIONINFO without waiting for a SWEEP (no sweep window)."""
@@ -141,12 +185,14 @@ class RemotePlayer:
 
     async def centerline_choice(self, transition: Transition, timeout: float) -> str:
         """Send CENTERLINE_VIOLATION; the answer, or KEEP after ``timeout`` seconds."""
+        if self._late_sweeps:  # keep a late SWEEP from being dropped meanwhile
+            self._note_late_sweep(await self.conn.receive(0))
         self.conn.accept(p.CenterlineChoice)
         self.conn.send(p.CenterlineViolation())
         try:
             msg = await self.conn.receive(timeout)
         finally:
-            self.conn.accept()
+            self.conn.accept(*((p.Sweep,) if self._late_sweeps else ()))
         return msg.choice if isinstance(msg, p.CenterlineChoice) else "KEEP"
 
     async def close(self, *, empties: bool = True) -> None:

@@ -8,7 +8,9 @@ key decides where it goes:
   whatever else the server is doing (up to ``max_matches`` matches at a time);
 - no suffix: the **lobby**, two seats for two clients who play each other; one such match at a
   time, as on the platform (a connection that finds no free lobby seat waits up to
-  ``SEAT_WAIT_S`` for one, then gets ``Error …``).
+  ``SEAT_WAIT_S`` for one, then gets ``Error …``). A ready client left waiting there for an
+  opponent is named on the console, with why (``console.lobby_line``), and every game that
+  ends gets a console line (``console.game_line``).
 
 **Rooms**: with ``ports`` > 1 the server listens on several ports, and each port is a room of
 its own, as if it were a separate server: its own lobby, its own match numbering and its own
@@ -32,12 +34,14 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from typing import Any
 
 from rllib_curling import protocol as p
 from rllib_curling.bots.levels import LEVELS, is_level
 from rllib_curling.errors import ServerStartError
 from rllib_curling.server.config import ServerConfig
 from rllib_curling.server.connection import Connection, SeatLost
+from rllib_curling.server.console import CONSOLE, game_line, lobby_line
 from rllib_curling.server.match import Match
 from rllib_curling.server.players import BotPlayer, Player, RemotePlayer, ready_client
 from rllib_curling.server.records import RECORD_VERSION, GameRecorder
@@ -58,6 +62,7 @@ class Room:
     seed: int
     address: tuple[str, int] | None = None
     matches_started: int = 0
+    games_ended: int = 0  # numbers the console's game lines (``console``)
     listener: asyncio.base_events.Server | None = None
     lobby: dict[int, Connection] = field(default_factory=dict)  # seat -> client waiting
     lobby_ready: dict[Connection, asyncio.Future[bool]] = field(
@@ -209,7 +214,7 @@ class CurlingServer:
             level = self.config.opponent
         if level is not None:
             return await self._seat_against_bot(room, conn, level)
-        return await self._seat_in_lobby(room, conn)
+        return await self._seat_in_lobby(room, conn, legacy=key is None)
 
     async def _wait_until(self, conn: Connection, free: Callable[[], bool]) -> bool:
         """Wait up to ``SEAT_WAIT_S`` until ``free()``; False on timeout or when ``conn`` left."""
@@ -268,7 +273,7 @@ class CurlingServer:
     def _lobby_open(self, room: Room) -> bool:
         return room.pair_match is None and len(room.lobby) < 2 and self._room_for_a_match()
 
-    async def _seat_in_lobby(self, room: Room, conn: Connection) -> bool:
+    async def _seat_in_lobby(self, room: Room, conn: Connection, *, legacy: bool) -> bool:
         if not await self._wait_until(conn, functools.partial(self._lobby_open, room)):
             await self._refuse(conn, "no free seat: a match is in progress on this server")
             return False
@@ -283,6 +288,10 @@ class CurlingServer:
             room.lobby_ready[conn] = partner
             conn.on_close = lambda: partner.done() or partner.set_result(False)
             self._pair_if_ready(room)
+            if not partner.done():  # say who waits, and why (console: not only with -v)
+                who = f"{conn.team_name} ({conn.peer})" if conn.team_name else conn.peer
+                port = room.address[1] if room.address else self.config.tcp_port
+                CONSOLE.info(lobby_line(port, who, seat, legacy=legacy))
             paired = await partner  # True once a match took both seats
             return paired
         finally:
@@ -322,6 +331,7 @@ class CurlingServer:
                 match_index=room.matches_started,
                 seed=room.seed,
                 game_id_prefix=f"{self.recorder.run_id}-{in_room}",
+                on_game=functools.partial(self._game_ended, room),
             )
         except Exception:
             log.exception("cannot start a match")
@@ -331,6 +341,12 @@ class CurlingServer:
             room.pair_match = match
         self._matches[match] = asyncio.get_running_loop().create_task(self._run_match(match))
         return True
+
+    def _game_ended(self, room: Room, record: dict[str, Any], kinds: list[str]) -> None:
+        """One console line per game that ends (``console.game_line``)."""
+        room.games_ended += 1
+        port = room.address[1] if room.address else self.config.tcp_port
+        CONSOLE.info(game_line(room.games_ended, port, record, kinds))
 
     async def _run_match(self, match: Match) -> None:
         try:

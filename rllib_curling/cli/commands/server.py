@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import sys
 from collections.abc import Callable
@@ -17,6 +18,7 @@ connect with CONNECTKEY:<key> (suffix :0 = debug mode against the dumb robot, :1
 AI n; no suffix = two clients play each other). Games start as soon as both seats are filled
 and ready. Bot games run side by side (up to --max-matches), whatever the two-client seats do.
 With --http-port (or HttpPort in --config) a web page on that port shows every game live.
+On stderr it says who waits in the lobby and why, and prints one line per game (-q: not).
 """
 
 
@@ -112,7 +114,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         type=float,
         default=1000.0,
         help="wait up to this long for the thrower's SWEEP after MOTIONINFO (it ends as soon as "
-        "SWEEP comes; clients that do not sweep may answer SWEEP 0); 0 = never wait "
+        "SWEEP comes): on a client's first MOTIONINFO, then only for clients that have sent a "
+        "SWEEP (clients that do not sweep may answer SWEEP 0); 0 = never wait "
         "(default: %(default)s)",
     )
     p.add_argument(
@@ -157,11 +160,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--announce",
         action="store_true",
-        help="print 'LISTENING <host> <port> [<port> ...]' on stdout once accepting connections",
+        help="print 'LISTENING <host> <port> [<port> ...]' on stdout once accepting connections "
+        "(then 'WEB <url>' with a page), for a program that starts the server; implies --quiet",
     )
     p.add_argument(
         "--exit-with-parent", action="store_true", help="exit when standard input reaches EOF"
     )
+    p.add_argument(
+        "-q", "--quiet", action="store_true",
+        help="no human lines on stderr (the start-up line, who waits in the lobby and why, one "
+        "line per game that ends); warnings and errors still show",
+    )  # fmt: skip
     p.add_argument("-v", "--verbose", action="count", default=0, help="-v info, -vv debug logs")
     p.set_defaults(func=run)
 
@@ -227,6 +236,7 @@ def _web_banner(url: str) -> None:
 def run(args: argparse.Namespace) -> int:
     from rllib_curling.errors import ConfigError, ServerStartError
     from rllib_curling.server import run_server
+    from rllib_curling.server.console import printing
 
     level = logging.WARNING - 10 * min(args.verbose, 2)
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -235,14 +245,16 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"curling server: {exc}", file=sys.stderr)
         return 2
+    quiet = args.quiet or args.announce  # --announce: a program reads this server's output
     try:
-        return run_server(
-            config,
-            announce=args.announce,
-            exit_with_parent=args.exit_with_parent,
-            on_listening=None if args.announce else _banner(config),
-            on_web=None if args.announce else _web_banner,
-        )
+        with contextlib.nullcontext() if quiet else printing(sys.stderr):
+            return run_server(
+                config,
+                announce=args.announce,
+                exit_with_parent=args.exit_with_parent,
+                on_listening=None if quiet else _banner(config),
+                on_web=None if quiet else _web_banner,
+            )
     except ServerStartError as exc:
         print(f"curling server: {exc}", file=sys.stderr)
         return 1
