@@ -4,6 +4,7 @@ checkpoints (on a private server), its table, JSON and PNG, and its one-line err
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,8 @@ import pytest
 from rllib_curling.cli.commands import rate
 from rllib_curling.cli.commands.evaluate import EVAL_SEED
 from rllib_curling.cli.curling import main
+
+pytest_plugins = ("rl_fixtures",)  # fixtures: tiny_checkpoint
 
 
 def test_rate__three_levels_print_the_table_and_draw_the_png(
@@ -103,29 +106,13 @@ def test_rate__missing_extras_name_the_install_command(
     assert "pip install -e '.[render]'" in capsys.readouterr().err
 
 
-@pytest.fixture(scope="module")
-def tiny_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """An untrained curling RLModule with a small network, saved as ``find_checkpoint`` takes it."""
-    import gymnasium as gym
-    import numpy as np
-
-    from rllib_curling.env.spaces import observation_space
-    from rllib_curling.rl.models import module_spec
-
-    spec = module_spec("ppo", stone_hiddens=[8], context_hiddens=[8], hiddens=[8])
-    spec.observation_space = observation_space()
-    spec.action_space = gym.spaces.Box(-1.0, 1.0, (3,), np.float32)
-    path = tmp_path_factory.mktemp("rate") / "tiny"
-    spec.build().save_to_path(str(path))
-    return path
-
-
 @pytest.mark.slow
 def test_rate__checkpoints_against_a_level_and_each_other(
     tiny_checkpoint: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     twin = tmp_path / "twin"
-    twin.symlink_to(tiny_checkpoint, target_is_directory=True)
+    # The same network as a second player: a copy (a symlink needs privileges on Windows).
+    shutil.copytree(tiny_checkpoint, twin)
     argv = ["rate", str(tiny_checkpoint), "0", str(twin), "--games", "2", "--ends", "1", "--json"]
     assert main(argv) == 0
     result = json.loads(capsys.readouterr().out)

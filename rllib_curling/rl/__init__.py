@@ -1,6 +1,7 @@
 """The RLlib layer: the curling network, ready-made algorithm configs, Tune glue, callbacks, the
 policy player. Importing it registers the env, the network and the trainables with Ray
-(``rllib_curling.rl.registration``).
+(``rllib_curling.rl.registration``), and drops a warning Ray logs about its own code
+(``rllib_curling.rl.ray_warnings``).
 
 | module            | what it holds                                                        |
 |-------------------|----------------------------------------------------------------------|
@@ -13,10 +14,13 @@ policy player. Importing it registers the env, the network and the trainables wi
 | ``callbacks``     | ``CurlingMetrics``: win rate and points in the results               |
 | ``policy_player`` | a trained policy as a player on any server                           |
 | ``registration``  | what is registered with Ray, and ``register()``                      |
+| ``ray_warnings``  | the filter of Ray's warnings about its own internals                 |
 """
 
 from __future__ import annotations
 
+from rllib_curling.rl.ray_warnings import quiet_ray_internals
 from rllib_curling.rl.registration import register
 
+quiet_ray_internals()
 register()
