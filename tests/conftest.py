@@ -7,31 +7,32 @@ otherwise, naming the tests).
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 
+import psutil
 import pytest
 
 #: Every process this test session starts inherits it (Ray's workers too), so a session sees
 #: its own servers, orphans included, and not those of other sessions on the same host.
 SESSION_VARIABLE = "RLLIB_CURLING_TEST_SESSION"
 os.environ[SESSION_VARIABLE] = str(os.getpid())
-_SESSION_MARK = f"{SESSION_VARIABLE}={os.getpid()}".encode() + b"\0"
 
 
 def server_pids() -> set[int]:
-    """PIDs of `curling server` processes that this test session started (children or not)."""
-    out = subprocess.run(
-        ["pgrep", "-f", "rllib_curling server"], capture_output=True, text=True
-    ).stdout
-    return {int(p) for p in out.split() if _ours(int(p))} - {os.getpid()}
+    """PIDs of `curling server` processes that this test session started (children or not):
+    command lines holding ``rllib_curling server``, with this session's mark in their
+    environment (psutil: Linux, Windows and macOS alike)."""
+    pids = set()
+    for process in psutil.process_iter(["cmdline"]):
+        if "rllib_curling server" in " ".join(process.info["cmdline"] or ()) and _ours(process):
+            pids.add(process.pid)
+    return pids - {os.getpid()}
 
 
-def _ours(pid: int) -> bool:
+def _ours(process: psutil.Process) -> bool:
     try:
-        with open(f"/proc/{pid}/environ", "rb") as fh:
-            return _SESSION_MARK in b"\0" + fh.read()
-    except OSError:
+        return process.environ().get(SESSION_VARIABLE) == str(os.getpid())
+    except psutil.Error:  # gone, or another user's
         return False
 
 

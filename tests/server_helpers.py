@@ -8,6 +8,8 @@ byte up to each NUL and splits on spaces, like the course's sample clients.
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 import time
 import types
 from collections.abc import Callable
@@ -15,9 +17,26 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import psutil
 import pytest
 
 TEE_X, TEE_Y = 2.375, 4.88
+
+#: Whether a test can send one child process Ctrl+C (SIGINT) or a graceful SIGTERM. Windows
+#: cannot: CTRL_C_EVENT reaches every process of the console (pytest's too), CTRL_BREAK_EVENT is
+#: not a KeyboardInterrupt, and Popen.send_signal(SIGTERM) is TerminateProcess (exit code 1).
+SIGNALS_TO_ONE_CHILD = sys.platform != "win32"
+
+
+def send_stop_signal(proc: subprocess.Popen, sig: int) -> bool:
+    """Send child ``proc`` ``sig`` (SIGINT, i.e. Ctrl+C as a terminal sends it, or SIGTERM), or
+    terminate it where that cannot be sent (Windows, see ``SIGNALS_TO_ONE_CHILD``). Returns
+    whether the signal was sent: only then does the exit code say how the child took it."""
+    if SIGNALS_TO_ONE_CHILD:
+        proc.send_signal(sig)
+    else:
+        proc.terminate()
+    return SIGNALS_TO_ONE_CHILD
 
 
 # -- a client written from protocol.md ---------------------------------------------------------
@@ -258,11 +277,13 @@ def check_game_order(t: Transcript) -> None:
 
 
 def process_memory_mb(pid: int) -> tuple[float, float]:
-    """(current RSS, peak RSS) of process ``pid`` in MB, from /proc (Linux)."""
-    values = {}
-    with open(f"/proc/{pid}/status", encoding="ascii") as fh:
-        for line in fh:
-            key, _, rest = line.partition(":")
-            if key in ("VmRSS", "VmHWM"):
-                values[key] = int(rest.split()[0]) / 1024  # kB
-    return values["VmRSS"], values["VmHWM"]
+    """(current RSS, peak RSS) of process ``pid`` in MB: psutil's RSS (the working set on
+    Windows), and the peak from Windows' ``peak_wset`` or Linux's VmHWM (/proc: psutil has no
+    peak there)."""
+    info = psutil.Process(pid).memory_info()
+    peak = getattr(info, "peak_wset", None)
+    if peak is None:
+        with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+            (line,) = [line for line in fh if line.startswith("VmHWM:")]
+        peak = int(line.split()[1]) * 1024  # kB
+    return info.rss / 2**20, peak / 2**20

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import signal
 import socket
 import threading
 import time
 
 import gymnasium as gym
 import numpy as np
+import psutil
 import pytest
 from gymnasium.utils.env_checker import check_env
 
@@ -219,14 +218,16 @@ HUNG_SLACK = 5.0
 
 
 def _freeze(process: ServerProcess | None) -> int:
-    """SIGSTOP a private server (alive, listening, silent); its PID."""
+    """Suspend a private server (alive, listening, silent); its PID. SIGSTOP on POSIX; on
+    Windows every thread of it suspended."""
     assert process is not None and process.alive()
-    os.kill(process.pid, signal.SIGSTOP)
+    psutil.Process(process.pid).suspend()
     return process.pid
 
 
 def _kill_if_alive(process: ServerProcess | None) -> None:
-    """SIGKILL (by PID) and reap a server the env failed to kill; a no-op when it did."""
+    """Kill (SIGKILL; TerminateProcess) and reap a server the env failed to kill; a no-op when
+    it did."""
     if process is not None and process.alive():
         process.kill()
 
@@ -301,7 +302,7 @@ def test_env__hung_server_from_the_config_is_named_never_killed_and_reset_ends()
         finally:
             env.close()
     finally:
-        server.stop()  # continues the stopped server so that it takes the SIGTERM
+        server.stop()  # a stopped server is continued to read its EOF (POSIX) or terminated
 
 
 def test_multi_agent__hung_private_server_is_killed_and_the_next_reset_starts_a_new_one() -> None:

@@ -3,12 +3,11 @@ games as N single envs, Gymnasium's next-step autoreset, checked actions, a hung
 
 from __future__ import annotations
 
-import os
-import signal
 import time
 
 import gymnasium as gym
 import numpy as np
+import psutil
 import pytest
 
 from rllib_curling import observation
@@ -146,7 +145,7 @@ def test_vector__hung_server_is_killed_then_reset_starts_a_new_one() -> None:
     try:
         vector.reset(seed=7)
         hung = vector.envs[0]._server.process
-        os.kill(hung.pid, signal.SIGSTOP)
+        psutil.Process(hung.pid).suspend()  # SIGSTOP; on Windows every thread suspended
         start = time.monotonic()
         with pytest.raises(ConnectionLostError, match="did not answer for 5 s .* killed"):
             vector.step(np.array([0, 1]))

@@ -24,8 +24,14 @@ def main_command() -> list[str]:
 
 
 def _as_here(command: str) -> list[str]:
-    """The README's ``.venv/bin/X`` run with this interpreter's environment."""
-    return shlex.split(command.replace(".venv/bin/", f"{Path(sys.executable).parent}/"))
+    """The README's ``.venv/bin/X`` run with this interpreter's environment (its ``bin``, or
+    ``Scripts`` on Windows, where X is ``X.exe``)."""
+    scripts, prefix = Path(sys.executable).parent, ".venv/bin/"
+    return [
+        shutil.which(arg[len(prefix) :], path=str(scripts)) or arg
+        if arg.startswith(prefix) else arg
+        for arg in shlex.split(command)
+    ]  # fmt: skip
 
 
 def test_readme__main_command_trains_and_evaluates_from_the_root(

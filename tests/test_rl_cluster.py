@@ -14,7 +14,6 @@ import json
 import os
 import secrets
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -23,33 +22,29 @@ import threading
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 pytestmark = pytest.mark.slow
 
-RAY = str(Path(sys.executable).with_name("ray"))
-RLLIB = str(Path(sys.executable).with_name("rllib"))
+_SCRIPTS = str(Path(sys.executable).parent)  # the venv's bin (Scripts on Windows: X.exe)
+RAY = shutil.which("ray", path=_SCRIPTS) or str(Path(_SCRIPTS, "ray"))
+RLLIB = shutil.which("rllib", path=_SCRIPTS) or str(Path(_SCRIPTS, "rllib"))
 WORKER_RESOURCE = "curling_worker_node"
 
 
 def _processes() -> dict[int, tuple[int, str]]:
-    """pid -> (parent pid, command line) of every process on the host (from /proc)."""
+    """pid -> (parent pid, command line) of every process on the host (psutil)."""
     table: dict[int, tuple[int, str]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue  # gone meanwhile
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        table[int(entry)] = (ppid, cmdline)
+    for process in psutil.process_iter(["ppid", "cmdline"]):
+        ppid, cmdline = process.info["ppid"], process.info["cmdline"]
+        if ppid is not None and cmdline is not None:  # else gone meanwhile, or not ours
+            table[process.pid] = (ppid, " ".join(cmdline))
     return table
 
 
 def _ancestors(pid: int, table: dict[int, tuple[int, str]]) -> list[str]:
-    """Command lines of ``pid``'s parent, grandparent, ... (as far as /proc knows)."""
+    """Command lines of ``pid``'s parent, grandparent, ... (as far as the table knows)."""
     lines = []
     while pid in table and pid > 1:
         pid = table[pid][0]
@@ -71,13 +66,13 @@ def _cluster_pids(temp_dir: str) -> set[int]:
 
 
 def _stop(temp_dir: str) -> None:
-    """Terminate the cluster's processes by PID, then kill what is left."""
-    for sig, wait in ((signal.SIGTERM, 10.0), (signal.SIGKILL, 5.0)):
+    """Terminate the cluster's processes by PID (SIGTERM), then kill what is left (SIGKILL)."""
+    for how, wait in (("terminate", 10.0), ("kill", 5.0)):
         pids = _cluster_pids(temp_dir)
         for pid in pids:
             try:
-                os.kill(pid, sig)
-            except ProcessLookupError:
+                getattr(psutil.Process(pid), how)()
+            except psutil.NoSuchProcess:
                 pass
         deadline = time.monotonic() + wait
         while _cluster_pids(temp_dir) and time.monotonic() < deadline:
@@ -94,8 +89,8 @@ def _free_port() -> int:
 def cluster():
     """(address, environment) of a running two-node cluster; the second node alone has one
     ``curling_worker_node`` resource."""
-    # Short: Ray's unix socket paths under it must stay below 108 bytes.
-    temp_dir = tempfile.mkdtemp(prefix="rc-", dir="/tmp")
+    # Short: Ray's unix socket paths under it must stay below 108 bytes (POSIX).
+    temp_dir = tempfile.mkdtemp(prefix="rc-", dir="/tmp" if os.name == "posix" else None)
     env = dict(
         os.environ,
         RAY_AUTH_MODE="token",

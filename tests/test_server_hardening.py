@@ -8,14 +8,14 @@ descriptors and memory come back to where they were.
 from __future__ import annotations
 
 import json
-import os
-import signal
 import socket
+import sys
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 from server_helpers import RawClient, process_memory_mb, wait_until
 
@@ -28,7 +28,9 @@ pytest_plugins = ("server_fixtures",)
 
 
 def fd_count(pid: int) -> int:
-    return len(os.listdir(f"/proc/{pid}/fd"))
+    """Open file descriptors of process ``pid`` (on Windows, its handles)."""
+    process = psutil.Process(pid)
+    return process.num_handles() if sys.platform == "win32" else process.num_fds()
 
 
 def recv_all(sock: socket.socket, timeout: float = 10.0) -> list[str]:
@@ -293,7 +295,7 @@ def test_records__a_killed_server_keeps_every_finished_shot(
             if gos <= 3:
                 c.send("BESTSHOT 3.0 0.0 0.0", nul=True)
             else:  # our 4th turn: the server is killed mid-game
-                os.kill(proc.pid, signal.SIGKILL)
+                proc.kill()  # SIGKILL; on Windows TerminateProcess
             return True
         return False
 

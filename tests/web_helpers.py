@@ -112,7 +112,9 @@ def slow_bot_game(port: int, *, delay: float = 0.05, key: str = "localtest:3") -
 
 def records_of(log_dir: Path) -> list[dict[str, Any]]:
     (path,) = sorted(log_dir.glob("*.jsonl"))
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [
+        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
 
 
 def wait_for_game(web_url: str, timeout: float = 30.0) -> dict[str, Any]:
