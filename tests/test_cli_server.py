@@ -95,6 +95,9 @@ def test_start_server_thread__port_in_use_raises_naming_the_port() -> None:
             start_server_thread(ServerConfig(tcp_port=port))
 
 
+@pytest.mark.skipif(
+    sys.platform == "win32", reason="on Windows the server watches its parent process, not stdin"
+)
 def test_announce__exit_with_parent_after_a_game(tmp_path: Path) -> None:
     proc = curling_server(
         "--tcp-port", "0", "--announce", "--exit-with-parent", "--ends", "1", "--seed", "3"
@@ -112,6 +115,24 @@ def test_announce__exit_with_parent_after_a_game(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_exit_with_parent__parent_pid_ends_the_server_when_that_process_ends() -> None:
+    parent = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    proc = curling_server(
+        "--tcp-port", "0", "--announce", "--exit-with-parent", "--parent-pid", str(parent.pid)
+    )  # fmt: skip
+    try:
+        announced_port(proc)
+        assert proc.poll() is None  # its stdin stays open: only the parent's end stops it
+        parent.kill()
+        parent.wait()
+        assert proc.wait(timeout=20) == 0
+    finally:
+        for child in (parent, proc):
+            if child.poll() is None:
+                child.kill()
+                child.wait()
 
 
 def _stderr_line(proc: subprocess.Popen[bytes]) -> str:

@@ -30,6 +30,7 @@ import time
 import numpy as np
 
 from rllib_curling.benchmarks.processes import allowed_cpus, cpu_seconds, load_average, pin
+from rllib_curling.server.process import exit_with_parent_args
 
 SHOTS_PER_END = 16
 
@@ -37,7 +38,7 @@ SHOTS_PER_END = 16
 def _start_server(games: int, ends: int, seed: int, cpu: int | None) -> tuple[object, int]:
     cmd = [
         sys.executable, "-m", "rllib_curling", "server", "--tcp-port", "0", "--announce",
-        "--exit-with-parent", "--games", str(games), "--ends", str(ends), "--seed", str(seed),
+        *exit_with_parent_args(), "--games", str(games), "--ends", str(ends), "--seed", str(seed),
     ]  # fmt: skip
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     pin(proc.pid, cpu)

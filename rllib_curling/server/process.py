@@ -4,14 +4,15 @@ The child binds loopback ports chosen by the OS (``--tcp-port 0``; ``ports`` of 
 room) and prints ``LISTENING <host> <port> [<port> ...]`` once it accepts connections; we read
 that line. A private server serves no web page (no port, no cost) unless ``http_port`` asks for
 one: then it prints ``WEB <url>`` next, which becomes ``web_url``. It also exits when its
-standard input closes (``--exit-with-parent``), so a parent that dies, even by SIGKILL, leaves no
-server behind; ``stop()`` and a finalizer (at garbage collection and at interpreter exit) cover
-normal exits.
+standard input closes (``--exit-with-parent``; on Windows when this process ends), so a parent
+that dies, even by SIGKILL, leaves no server behind; ``stop()`` and a finalizer (at garbage
+collection and at interpreter exit) cover normal exits.
 
-The child writes its stdout and stderr into two temporary files (files, not pipes: a server that
-logs a lot never blocks on a full pipe). We read them through handles of our own, so the child's
-write offset is never moved, and remove them when the server is stopped. Windows cannot remove a
-file that a process still has open, so they are removed only once the child has exited.
+The child's stdout and stderr are pipes that a thread each (``OutputDrain``) reads to their end,
+so a server that logs a lot never blocks on a full pipe; they keep the first lines of stdout (the
+announcement) and the last ``TAIL_BYTES`` of stderr (the reason of a failed start). Pipes, not
+files, because a Windows process started with a regular file as its stdout may not run (under
+Wine it writes nothing), and pipes leave nothing on disk.
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
-import time
+import threading
 import weakref
+from collections import deque
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -32,8 +33,8 @@ from rllib_curling.errors import ServerStartError
 START_TIMEOUT_S = 180.0
 #: ``stop`` waits this long for the child to exit on its stdin's EOF before it terminates it.
 STOP_GRACE_S = 1.0
-#: What the child's temporary output files are named (then ``out-`` or ``err-``, random, ``.log``).
-OUTPUT_PREFIX = "curling-server-"
+#: How much of the child's stderr is kept (its last bytes), to say why a start failed.
+TAIL_BYTES = 1 << 16
 
 if sys.platform == "win32":
     # A process group of its own, so the console's Ctrl+C goes to us, not to the child (which
@@ -63,7 +64,7 @@ class ServerOptions:
             "--host", self.host, "--tcp-port", str(self.port), "--ports", str(self.ports),
             "--ends", str(self.ends),
             "--games", "0", "--turn-timeout", str(self.turn_timeout), "--announce",
-            "--exit-with-parent", "--sweep-window-ms", str(self.sweep_window_ms),
+            *exit_with_parent_args(), "--sweep-window-ms", str(self.sweep_window_ms),
         ]  # fmt: skip
         if self.seed is not None:
             args += ["--seed", str(self.seed)]
@@ -74,6 +75,15 @@ class ServerOptions:
         return args
 
 
+def exit_with_parent_args() -> list[str]:
+    """The ``curling server`` flags that end a child server with this process: stdin's EOF on
+    POSIX; on Windows this process's PID (``sys.executable`` may be a venv's launcher, which
+    would outlive us as the child's parent)."""
+    if sys.platform == "win32":
+        return ["--exit-with-parent", "--parent-pid", str(os.getpid())]
+    return ["--exit-with-parent"]
+
+
 class ServerProcess:
     """A running ``curling server`` child. ``address`` is ``(host, port)`` of its first room,
     ``addresses`` those of all its rooms."""
@@ -82,25 +92,19 @@ class ServerProcess:
         self.options = options
         cmd = [sys.executable, "-m", "rllib_curling", "server", *options.argv()]
         env = dict(os.environ, PYTHONUNBUFFERED="1")
-        self._paths: tuple[str, ...] = ()
-        fds: list[int] = []
-        try:
-            try:
-                for stream in ("out", "err"):
-                    fd, path = tempfile.mkstemp(prefix=f"{OUTPUT_PREFIX}{stream}-", suffix=".log")
-                    fds.append(fd)
-                    self._paths += (path,)
-                self._proc = subprocess.Popen(
-                    cmd, stdin=subprocess.PIPE, stdout=fds[0], stderr=fds[1], env=env, **_DETACHED
-                )
-            finally:
-                for fd in fds:  # the child has its own handles; we read through new ones
-                    os.close(fd)
-        except BaseException:
-            _remove(self._paths)
-            raise
+        self._proc = subprocess.Popen(
+            cmd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            **_DETACHED,
+        )
+        assert self._proc.stdout is not None and self._proc.stderr is not None
+        self._out = OutputDrain(self._proc.stdout, head_lines=2, tail_bytes=0)
+        self._err = OutputDrain(self._proc.stderr, head_lines=0, tail_bytes=TAIL_BYTES)
         # stop() calls it; else it runs when this object is collected, or at interpreter exit.
-        self._finalizer = weakref.finalize(self, _shutdown, self._proc, self._paths, 2.0)
+        self._finalizer = weakref.finalize(self, _shutdown, self._proc, 2.0)
         self.web_url: str | None = None
         self.addresses = self._read_addresses()
         self.address = self.addresses[0]
@@ -113,23 +117,21 @@ class ServerProcess:
         return self._proc.poll() is None
 
     def _read_addresses(self) -> list[tuple[str, int]]:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        line = head = ""
         lines_needed = 1 if self.options.http_port is None else 2  # LISTENING, then WEB
-        while time.monotonic() < deadline:
-            head = _read_text(self._paths[0], 4096)
-            line = head.split("\n", 1)[0] + ("\n" if "\n" in head else "")
-            if head.count("\n") >= lines_needed or self._proc.poll() is not None:
-                break
-            time.sleep(0.01)
+        head = self._out.wait_for_lines(lines_needed, START_TIMEOUT_S)
+        line = head[0] if head else ""
         parts = line.split()
-        web = head.split("\n")[1].split() if head.count("\n") >= 2 else []
+        web = head[1].split() if len(head) >= 2 else []
         if len(parts) == 2 + self.options.ports and parts[0] == "LISTENING":
             if lines_needed == 1 or (len(web) == 2 and web[0] == "WEB"):
                 self.web_url = web[1] if web else None
                 return [(parts[1], int(port)) for port in parts[2:]]
-        err = _read_text(self._paths[1], 1 << 16, tail=True).strip()
-        code = self._proc.poll()
+        try:  # its stdout ended (it is exiting) or it never answered (hung)
+            code: int | None = self._proc.wait(2.0)
+            self._err.join(1.0)  # the child is gone: its stderr ends
+        except subprocess.TimeoutExpired:
+            code = None
+        err = self._err.tail().strip()
         self.stop()
         where = f"port {self.options.port}" if self.options.port else "a free port"
         if err:
@@ -143,44 +145,82 @@ class ServerProcess:
         )
 
     def stop(self, timeout: float = 5.0) -> None:
-        """Stop the server and reap it, then remove its output files. Safe to call twice.
+        """Stop the server and reap it. Safe to call twice.
 
         Closes its stdin first (it exits on EOF) and waits up to ``STOP_GRACE_S`` for that; a
         stopped (SIGSTOP) server is continued so that it reads the EOF. Then terminates it
         (SIGTERM; on Windows TerminateProcess) and after ``timeout`` seconds kills it."""
         if self._finalizer.detach() is not None:
-            _shutdown(self._proc, self._paths, timeout)
+            _shutdown(self._proc, timeout)
 
     def kill(self) -> None:
         """Kill abruptly (SIGKILL, which also ends a stopped process; on Windows
         TerminateProcess) and reap it: the env kills a hung server so, and tests simulate a
-        crash. ``stop`` (or the finalizer) still removes the output files."""
+        crash."""
         self._proc.kill()
         self._proc.wait()
 
 
-def _read_text(path: str, size: int, *, tail: bool = False) -> str:
-    """The first (or, with ``tail``, the last) ``size`` bytes of a child's output file,
-    through a handle of our own: the child's write offset stays where it is."""
-    with open(path, "rb") as fh:
-        if tail:
-            fh.seek(max(0, fh.seek(0, os.SEEK_END) - size))
-        return fh.read(size).decode("utf-8", "replace")
+class OutputDrain(threading.Thread):
+    """Reads a child's output pipe to its end in the background, so the child never blocks on a
+    full pipe; keeps the first ``head_lines`` lines and the last ``tail_bytes`` bytes (whole
+    lines) as text. The pipe is closed at its end."""
+
+    def __init__(self, pipe: IO[bytes], *, head_lines: int, tail_bytes: int) -> None:
+        super().__init__(name="curling-server-output", daemon=True)
+        self._pipe, self._head_lines, self._tail_bytes = pipe, head_lines, tail_bytes
+        self._head: list[str] = []
+        self._tail: deque[str] = deque()
+        self._tail_size = 0
+        self._ended = False
+        self._changed = threading.Condition()
+        self.start()
+
+    def run(self) -> None:
+        try:
+            for raw in iter(self._pipe.readline, b""):
+                self._keep(raw.decode("utf-8", "replace"))
+        except (OSError, ValueError):  # closed under us: the server is gone
+            pass
+        finally:
+            _close(self._pipe)
+            with self._changed:
+                self._ended = True
+                self._changed.notify_all()
+
+    def _keep(self, line: str) -> None:
+        with self._changed:
+            if len(self._head) < self._head_lines:
+                self._head.append(line)
+            if self._tail_bytes:
+                self._tail.append(line)
+                self._tail_size += len(line)
+                while self._tail_size > self._tail_bytes and len(self._tail) > 1:
+                    self._tail_size -= len(self._tail.popleft())
+            self._changed.notify_all()
+
+    def wait_for_lines(self, count: int, timeout: float) -> list[str]:
+        """The first lines (up to ``head_lines``) once there are ``count`` of them, the pipe
+        has ended, or ``timeout`` seconds have passed."""
+        with self._changed:
+            self._changed.wait_for(lambda: len(self._head) >= count or self._ended, timeout)
+            return list(self._head)
+
+    def tail(self) -> str:
+        """The last ``tail_bytes`` of the output (whole lines)."""
+        with self._changed:
+            return "".join(self._tail)
 
 
-def _shutdown(proc: subprocess.Popen, paths: tuple[str, ...], timeout: float) -> None:
-    """``ServerProcess.stop``: EOF, a grace, terminate, kill; reap; remove the output files
-    (also when something went wrong before)."""
+def _shutdown(proc: subprocess.Popen, timeout: float) -> None:
+    """``ServerProcess.stop``: ask it to end (stdin's EOF; on Windows Ctrl+Break to its process
+    group), a grace, terminate, kill; reap."""
     try:
         if proc.poll() is None:
-            _close(proc.stdin)  # the child exits on EOF (--exit-with-parent)
-            if hasattr(signal, "SIGCONT"):  # POSIX: a stopped child must run to see the EOF
-                try:
-                    os.kill(proc.pid, signal.SIGCONT)
-                except ProcessLookupError:
-                    pass
+            _close(proc.stdin)  # the child exits on EOF (--exit-with-parent, POSIX)
+            asked = _ask_to_end(proc)
             try:
-                proc.wait(min(STOP_GRACE_S, timeout))
+                proc.wait(min(STOP_GRACE_S, timeout) if asked else 0)
             except subprocess.TimeoutExpired:
                 proc.terminate()
                 try:
@@ -190,7 +230,23 @@ def _shutdown(proc: subprocess.Popen, paths: tuple[str, ...], timeout: float) ->
                     proc.wait(timeout)
     finally:
         _close(proc.stdin)
-        _remove(paths)
+
+
+def _ask_to_end(proc: subprocess.Popen) -> bool:
+    """Ask a child server to end gracefully; False if it could not be asked (then it is
+    terminated at once). POSIX: the stdin EOF already asked; a stopped (SIGSTOP) child is
+    continued to see it. Windows: Ctrl+Break to its process group (which Wine cannot send)."""
+    if sys.platform == "win32":
+        try:
+            proc.send_signal(signal.CTRL_BREAK_EVENT)
+        except (OSError, SystemError, ValueError):
+            return False
+        return True
+    try:
+        os.kill(proc.pid, signal.SIGCONT)
+    except ProcessLookupError:
+        pass
+    return True
 
 
 def _close(pipe: IO[bytes] | None) -> None:
@@ -199,18 +255,3 @@ def _close(pipe: IO[bytes] | None) -> None:
             pipe.close()
     except OSError:
         pass
-
-
-def _remove(paths: tuple[str, ...]) -> None:
-    """Remove the output files. On Windows a file is not removed while a handle to it is open:
-    the child's are closed once it has exited, but a scanner may still hold one a moment."""
-    for path in paths:
-        for _ in range(40):
-            try:
-                os.remove(path)
-            except FileNotFoundError:
-                break
-            except PermissionError:
-                time.sleep(0.05)
-                continue
-            break

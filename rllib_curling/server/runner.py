@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import signal
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -79,10 +81,12 @@ def run_server(
     *,
     announce: bool = False,
     exit_with_parent: bool = False,
+    parent_pid: int | None = None,
     on_listening: Callable[[list[tuple[str, int]]], None] | None = None,
     on_web: Callable[[str], None] | None = None,
 ) -> int:
-    """Run a server in this thread until SIGINT/SIGTERM (or stdin EOF with ``exit_with_parent``).
+    """Run a server in this thread until SIGINT/SIGTERM (on Windows Ctrl+C or Ctrl+Break), or
+    with ``exit_with_parent`` until the parent ends (``_watch_parent``).
 
     ``announce`` prints ``LISTENING <host> <port> [<port> ...]`` (every room's port) to stdout
     once accepting, then ``WEB <url>`` when it serves the page; ``on_listening`` is called then
@@ -93,13 +97,9 @@ def run_server(
     async def main() -> None:
         loop = asyncio.get_running_loop()
         stop = asyncio.Event()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            try:
-                loop.add_signal_handler(sig, stop.set)
-            except (NotImplementedError, RuntimeError, ValueError):
-                pass
+        _stop_on_signals(loop, stop)
         if exit_with_parent:
-            _watch_stdin(loop, stop)
+            _watch_parent(loop, stop, parent_pid)
 
         def listening(addresses: list[tuple[str, int]]) -> None:
             if announce:
@@ -120,6 +120,30 @@ def run_server(
     return 0
 
 
+def _stop_on_signals(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> None:
+    """Set ``stop`` on SIGINT or SIGTERM; on Windows on Ctrl+C (SIGINT) or Ctrl+Break (SIGBREAK,
+    what a parent sends to a child's process group), where asyncio has no signal handlers.
+
+    Not in the main thread (a server run by a test or a notebook in a thread) there are none.
+    """
+    if sys.platform == "win32":
+
+        def handler(signum: int, frame: object) -> None:
+            loop.call_soon_threadsafe(stop.set)
+
+        for sig in (signal.SIGINT, signal.SIGBREAK):
+            try:
+                signal.signal(sig, handler)
+            except ValueError:  # not the main thread
+                pass
+        return
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass
+
+
 def _run(coroutine: Any) -> None:
     """``asyncio.run`` on uvloop when it is installed (a faster event loop), else asyncio's."""
     try:
@@ -130,22 +154,58 @@ def _run(coroutine: Any) -> None:
     uvloop.run(coroutine)
 
 
-def _watch_stdin(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> None:
-    """Set ``stop`` when standard input reaches EOF (the parent process is gone)."""
-    import sys
+def _watch_parent(
+    loop: asyncio.AbstractEventLoop, stop: asyncio.Event, parent_pid: int | None
+) -> None:
+    """Set ``stop`` when the parent ends: the process ``parent_pid`` if given; else, on POSIX,
+    when standard input reaches EOF (the parent's end of the pipe closes when it dies, even by
+    SIGKILL), and on Windows when the parent process ends.
+
+    Windows reads no standard input for this: a thread blocked reading a pipe there can stall
+    the server's own writes (under Wine it never announces itself).
+    """
+    if parent_pid is None and sys.platform != "win32":
+        _in_thread(loop, stop, _until_stdin_eof)
+        return
+    pid = parent_pid if parent_pid is not None else os.getppid()
+    _in_thread(loop, stop, lambda: _until_process_ends(pid))
+
+
+def _until_stdin_eof() -> None:
+    """Read standard input to its end. Reads the raw file descriptor, not ``sys.stdin``: a
+    daemon thread blocked inside a buffered stream's read holds its lock, and an interpreter
+    that exits meanwhile (a start that failed) aborts with "Fatal Python error: could not
+    acquire lock for <stdin>"."""
+    fd = sys.stdin.fileno()
+    try:
+        while os.read(fd, 4096):
+            pass
+    except (OSError, ValueError):
+        pass
+
+
+def _until_process_ends(pid: int) -> None:
+    import psutil  # a core dependency; only this watch needs it
+
+    try:
+        psutil.Process(pid).wait()
+    except psutil.Error:  # gone already (or never ours to see): the parent has ended
+        pass
+
+
+def _in_thread(
+    loop: asyncio.AbstractEventLoop, stop: asyncio.Event, wait: Callable[[], None]
+) -> None:
+    """Run ``wait`` in a daemon thread, then set ``stop``."""
 
     def watch() -> None:
-        try:
-            while sys.stdin.buffer.read(4096):
-                pass
-        except (OSError, ValueError):
-            pass
+        wait()
         try:
             loop.call_soon_threadsafe(stop.set)
         except RuntimeError:
             pass  # the loop is already closed
 
-    threading.Thread(target=watch, name="curling-server-stdin", daemon=True).start()
+    threading.Thread(target=watch, name="curling-server-parent", daemon=True).start()
 
 
 class ServerHandle(LoopThread):

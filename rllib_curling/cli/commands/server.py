@@ -164,7 +164,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "(then 'WEB <url>' with a page), for a program that starts the server; implies --quiet",
     )
     p.add_argument(
-        "--exit-with-parent", action="store_true", help="exit when standard input reaches EOF"
+        "--exit-with-parent",
+        action="store_true",
+        help="exit when the parent process ends: when standard input reaches EOF (POSIX), when "
+        "the process of --parent-pid ends, else the parent process (Windows)",
+    )
+    p.add_argument(
+        "--parent-pid",
+        type=int,
+        metavar="PID",
+        help="with --exit-with-parent: exit when this process ends (what a program that starts "
+        "the server gives on Windows, where a venv's python.exe is a launcher between the two)",
     )
     p.add_argument(
         "-q", "--quiet", action="store_true",
@@ -252,6 +262,7 @@ def run(args: argparse.Namespace) -> int:
                 config,
                 announce=args.announce,
                 exit_with_parent=args.exit_with_parent,
+                parent_pid=args.parent_pid,
                 on_listening=None if quiet else _banner(config),
                 on_web=None if quiet else _web_banner,
             )
