@@ -26,6 +26,11 @@ def dispatch(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
         return 0
 
 
+#: Error handlers of a text stream that raise UnicodeEncodeError for a character the encoding
+#: lacks (surrogateescape only encodes the surrogates it made when decoding).
+_RAISING_ERRORS = ("strict", "surrogateescape", "surrogatepass")
+
+
 def _replace_unencodable_output() -> None:
     """Let standard output and error print any text in any console code page.
 
@@ -33,11 +38,13 @@ def _replace_unencodable_output() -> None:
     piped or redirected encodes with the ANSI code page (cp1252, GBK, ...), and so does
     ``PYTHONIOENCODING=cp1252``; a character it lacks would raise UnicodeEncodeError. A stream
     that would raise so prints ``?`` for such a character instead (what it can encode, e.g. the
-    Chinese under GBK, comes out as is); UTF-8 streams and their errors setting are left alone.
+    Chinese under GBK, comes out as is); UTF-8 streams and streams that already replace are
+    left alone. ``surrogateescape`` (what Python picks for some locales) raises too.
     """
     for stream in (sys.stdout, sys.stderr):
         encoding = getattr(stream, "encoding", None) or "utf-8"
-        if getattr(stream, "errors", None) != "strict" or encoding.lower().startswith("utf"):
+        errors = getattr(stream, "errors", None)
+        if errors not in _RAISING_ERRORS or encoding.lower().startswith("utf"):
             continue
         try:
             stream.reconfigure(errors="replace")  # type: ignore[union-attr]
