@@ -76,7 +76,13 @@ def _median_rate(fn: object, shots: int, repeats: int) -> tuple[float, float]:
         fn()  # type: ignore[operator]
         wall.append(time.perf_counter() - t0)
         cpu.append(time.process_time() - c0)
-    return shots / statistics.median(wall), shots / statistics.median(cpu)
+    return shots / statistics.median(wall), per_cpu_second(shots, statistics.median(cpu))
+
+
+def per_cpu_second(shots: int, cpu_seconds: float) -> float:
+    """Shots per CPU second; NaN when too little CPU time was counted to tell (Windows' process
+    clock ticks every 15.6 ms)."""
+    return shots / cpu_seconds if cpu_seconds > 0 else float("nan")
 
 
 def pin_one_core() -> int | None:
@@ -121,7 +127,7 @@ def run(batch: int, single: int, repeats: int, seed: int) -> dict[str, float]:
         lat.append(time.perf_counter() - t0)
     cpu = time.process_time() - c0
     result["midend_single_shots_per_s"] = 1.0 / statistics.median(lat)
-    result["midend_single_cpu_shots_per_s"] = single / cpu
+    result["midend_single_cpu_shots_per_s"] = per_cpu_second(single, cpu)
     result["midend_single_latency_ms"] = 1e3 * statistics.median(lat)
     result["midend_single_latency_p90_ms"] = 1e3 * float(np.percentile(lat, 90))
     result["midend_mean_ticks"] = float(np.mean(ticks))

@@ -58,5 +58,9 @@ def server_children(parent: int) -> list[int]:
 
 
 def load_average() -> float:
-    """The 1-minute load average (on Windows psutil's estimate, 0.0 for its first 5 s)."""
-    return psutil.getloadavg()[0]
+    """The 1-minute load average (on Windows psutil's estimate, 0.0 for its first 5 s); NaN
+    where the system does not tell (Windows with performance counters disabled, Wine)."""
+    try:
+        return psutil.getloadavg()[0]
+    except (RuntimeError, OSError):
+        return float("nan")

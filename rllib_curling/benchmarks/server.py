@@ -30,7 +30,7 @@ import time
 import numpy as np
 
 from rllib_curling.benchmarks.processes import allowed_cpus, cpu_seconds, load_average, pin
-from rllib_curling.server.process import exit_with_parent_args
+from rllib_curling.server.process import exit_with_parent_args, stop_child
 
 SHOTS_PER_END = 16
 
@@ -113,8 +113,7 @@ def run_tcp(
         clients_cpu = time.process_time() - cpu0
         server_cpu = cpu_seconds(proc.pid) - server0  # type: ignore[attr-defined]
     finally:
-        proc.stdin.close()  # type: ignore[attr-defined]
-        proc.wait(10)  # type: ignore[attr-defined]
+        stop_child(proc)  # type: ignore[arg-type]
     shots = sum(o.get("throws", 0) for o in outs)
     if shots != games * ends * SHOTS_PER_END:
         raise RuntimeError(f"expected {games * ends * SHOTS_PER_END} throws, got {shots}")

@@ -104,7 +104,7 @@ class ServerProcess:
         self._out = OutputDrain(self._proc.stdout, head_lines=2, tail_bytes=0)
         self._err = OutputDrain(self._proc.stderr, head_lines=0, tail_bytes=TAIL_BYTES)
         # stop() calls it; else it runs when this object is collected, or at interpreter exit.
-        self._finalizer = weakref.finalize(self, _shutdown, self._proc, 2.0)
+        self._finalizer = weakref.finalize(self, stop_child, self._proc, 2.0)
         self.web_url: str | None = None
         self.addresses = self._read_addresses()
         self.address = self.addresses[0]
@@ -151,7 +151,7 @@ class ServerProcess:
         stopped (SIGSTOP) server is continued so that it reads the EOF. Then terminates it
         (SIGTERM; on Windows TerminateProcess) and after ``timeout`` seconds kills it."""
         if self._finalizer.detach() is not None:
-            _shutdown(self._proc, timeout)
+            stop_child(self._proc, timeout)
 
     def kill(self) -> None:
         """Kill abruptly (SIGKILL, which also ends a stopped process; on Windows
@@ -212,9 +212,10 @@ class OutputDrain(threading.Thread):
             return "".join(self._tail)
 
 
-def _shutdown(proc: subprocess.Popen, timeout: float) -> None:
-    """``ServerProcess.stop``: ask it to end (stdin's EOF; on Windows Ctrl+Break to its process
-    group), a grace, terminate, kill; reap."""
+def stop_child(proc: subprocess.Popen, timeout: float = 5.0) -> None:
+    """Stop a ``curling server`` child started with ``exit_with_parent_args()`` and a stdin
+    pipe (``ServerProcess.stop``, the benchmarks): ask it to end (stdin's EOF; on Windows
+    Ctrl+Break to its process group), a grace, terminate, kill; reap."""
     try:
         if proc.poll() is None:
             _close(proc.stdin)  # the child exits on EOF (--exit-with-parent, POSIX)
