@@ -55,8 +55,7 @@ def test_output_drain__a_child_writing_megabytes_never_blocks_and_its_tail_is_ke
 
 @pytest.mark.skipif(
     sys.platform == "win32",
-    reason="Windows asks with Ctrl+Break to the process group, which Wine cannot send (a real "
-    "Windows console is needed); the stop then terminates",
+    reason="on Windows a private server watches its parent, not stdin: stop terminates it",
 )
 def test_server_process__stop_lets_the_server_exit_on_stdin_eof() -> None:
     server = ServerProcess(ServerOptions())

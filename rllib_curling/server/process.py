@@ -214,8 +214,8 @@ class OutputDrain(threading.Thread):
 
 def stop_child(proc: subprocess.Popen, timeout: float = 5.0) -> None:
     """Stop a ``curling server`` child started with ``exit_with_parent_args()`` and a stdin
-    pipe (``ServerProcess.stop``, the benchmarks): ask it to end (stdin's EOF; on Windows
-    Ctrl+Break to its process group), a grace, terminate, kill; reap."""
+    pipe (``ServerProcess.stop``, the benchmarks): ask it to end (stdin's EOF, POSIX), a grace,
+    terminate, kill; reap."""
     try:
         if proc.poll() is None:
             _close(proc.stdin)  # the child exits on EOF (--exit-with-parent, POSIX)
@@ -234,15 +234,13 @@ def stop_child(proc: subprocess.Popen, timeout: float = 5.0) -> None:
 
 
 def _ask_to_end(proc: subprocess.Popen) -> bool:
-    """Ask a child server to end gracefully; False if it could not be asked (then it is
-    terminated at once). POSIX: the stdin EOF already asked; a stopped (SIGSTOP) child is
-    continued to see it. Windows: Ctrl+Break to its process group (which Wine cannot send)."""
+    """Ask a child server to end gracefully; False if it cannot be asked (then it is terminated
+    at once). POSIX: the stdin EOF has asked; a stopped (SIGSTOP) child is continued to see it.
+    Windows: the child watches this process, not its stdin, and Ctrl+Break to its group is no
+    way either (Wine's fails and leaves an error pending in the interpreter): TerminateProcess.
+    A private server has written every finished game's record by then."""
     if sys.platform == "win32":
-        try:
-            proc.send_signal(signal.CTRL_BREAK_EVENT)
-        except (OSError, SystemError, ValueError):
-            return False
-        return True
+        return False
     try:
         os.kill(proc.pid, signal.SIGCONT)
     except ProcessLookupError:
