@@ -32,6 +32,10 @@ def test_ray_deprecation_logger__drops_the_rlmodule_shim_and_keeps_the_others() 
 
     records = _Records()
     logger = logging.getLogger(RAY_DEPRECATION_LOGGER)
+    # An earlier quiet Ray run in this process (``rl.tuning``) may have raised the "ray" logger
+    # to ERROR; this test is about the filter, so it sets the level Ray starts with.
+    level = logger.level
+    logger.setLevel(logging.WARNING)
     logger.addHandler(records)
     try:
         # what Ray's RLModule.__init__ logs through its own RLModuleConfig shim
@@ -39,6 +43,7 @@ def test_ray_deprecation_logger__drops_the_rlmodule_shim_and_keeps_the_others() 
         deprecation_warning(old="Something.old()", new="Something.new()")
     finally:
         logger.removeHandler(records)
+        logger.setLevel(level)
     assert len(records.messages) == 1
     assert records.messages[0].startswith("DeprecationWarning: `Something.old()`")
 
