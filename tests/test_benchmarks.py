@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 
 import pytest
 
@@ -31,7 +32,11 @@ def test_bench_server__prints_finite_figures(capsys: pytest.CaptureFixture[str])
     result = json.loads(capsys.readouterr().out)
     assert result["shots"] == 16 and result["tcp_shots_per_s"] > 0, result
     # The server's CPU time is read through psutil: a number (maybe 0 for so short a run).
-    assert result["server_cpu_us_per_shot"] >= 0 and result["load_average_1min"] >= 0, result
+    assert result["server_cpu_us_per_shot"] >= 0, result
+    # The load average is NaN only where the system does not tell it (Wine has no performance
+    # counters for psutil's Windows emulation of it).
+    load = result["load_average_1min"]
+    assert load >= 0 or (sys.platform == "win32" and math.isnan(load)), result
 
 
 def test_bench_processes__cpu_memory_and_server_children_of_processes() -> None:

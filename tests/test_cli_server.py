@@ -137,7 +137,7 @@ def test_exit_with_parent__parent_pid_ends_the_server_when_that_process_ends() -
 
 def _stderr_line(proc: subprocess.Popen[bytes]) -> str:
     assert proc.stderr is not None
-    return proc.stderr.readline().decode().rstrip("\n")
+    return proc.stderr.readline().decode().rstrip("\r\n")  # Windows ends lines with CRLF
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> tuple[str, str]:

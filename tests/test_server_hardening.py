@@ -66,9 +66,8 @@ def assert_back_to(pid: int, fds: int, rss_mb: float, slack_mb: float = 20.0) ->
 def test_idle_slow_and_half_open_clients__bot_games_go_on(start_server_process: Any) -> None:
     proc, port = start_server_process("--ends", "1", "--ready-timeout", "2")
     fds, rss = baseline(proc.pid, port)
-    hostile: list[socket.socket] = []
-    for _ in range(4):  # idle: connect, send nothing (seated as legacy clients, never ready)
-        hostile.append(socket.create_connection(("127.0.0.1", port)))
+    idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(4)]
+    hostile = list(idle)  # idle: connect, send nothing (seated as legacy clients, never ready)
     for _ in range(3):  # half-open: a key, then the write side shut, never reading
         s = socket.create_connection(("127.0.0.1", port))
         s.sendall(b"CONNECTKEY:k")
@@ -94,7 +93,10 @@ def test_idle_slow_and_half_open_clients__bot_games_go_on(start_server_process: 
         for level in ("k:1", "k:2", "k:3"):  # bot games at once, whatever the lobby holds
             assert bot_game(port, level) in (["WIN"], ["LOSE"], ["DRAW"])
         assert time.monotonic() - started < 30
-        # the lobby frees itself: a silent seat is dropped after the ready timeout
+        # the lobby frees itself: each silent pair is seated, then dropped after the ready
+        # timeout (the server closes them), however long the bot games above took
+        for s in idle:
+            recv_all(s, timeout=15.0)
         a, b = RawClient(port, "k", name="a"), None
         time.sleep(0.1)
         b = RawClient(port, "k", name="b")
