@@ -155,7 +155,7 @@ def measure(games: int, level: int, ends: int, repeats: int, seed: int, cpu: int
     us = {k: 1e6 * v / shots for k, v in us.items()}
     tcp_cpu = us["server_cpu"] + us["clients_cpu"]
     return {
-        "shots": shots, "level": level, "cpu": cpu, "repeats": repeats,
+        "shots": shots, "ends": ends, "level": level, "cpu": cpu, "repeats": repeats,
         "load_average_1min": load_average(),
         "tcp_shots_per_s": 1e6 / us["tcp"], "inprocess_shots_per_s": 1e6 / us["inprocess"],
         "protocol_share": 1.0 - us["inprocess"] / us["tcp"],
@@ -167,8 +167,8 @@ def measure(games: int, level: int, ends: int, repeats: int, seed: int, cpu: int
 
 def report(f: dict) -> None:
     print(
-        f"server bench: {f['shots']} shots per run, 4-end games of level-{f['level']} bots, "
-        f"pinned to CPU {f['cpu']}, median of {f['repeats']} (load average "
+        f"server bench: {f['shots']} shots per run, {f['ends']}-end games of level-{f['level']} "
+        f"bots, pinned to CPU {f['cpu']}, median of {f['repeats']} (load average "
         f"{f['load_average_1min']:.1f}: other processes share the CPU)"
     )
     print(
