@@ -11,8 +11,9 @@ across (x) and along (y) the sheet, the share of throws whose stone stays in pla
 that move the target stone (``hit``).
 
 ``throws`` simulates ``--throws`` random mid-end throws noise-free (seed 2411 again) and saves
-the inputs and the rest positions to ``--out``; ``diff A B`` prints how far the rest points of
-two such files lie apart (the 10,000-throw check, too large to keep in the repository)::
+the inputs and the rest positions to ``--out`` (``--shift-h``: each release moved sideways, to
+see how contacts amplify a tiny change); ``diff A B`` prints how far the rest points of two
+such files lie apart (the 10,000-throw check, too large to keep in the repository)::
 
     PYTHONPATH=<old checkout> python tests/engine_reference.py throws --out old.npz
     python tests/engine_reference.py throws --out new.npz
@@ -140,10 +141,13 @@ def make(throws: int, seeds: int, out: Path) -> None:
     print(f"wrote {out} ({out.stat().st_size // 1024} KB)")
 
 
-def save_throws(n: int, out: Path) -> None:
-    inputs = midend_inputs(n)
-    np.savez_compressed(out, positions=inputs[0], slots=inputs[1], throws=inputs[2],
-                        rest=rest_points(*inputs))  # fmt: skip
+def save_throws(n: int, out: Path, shift_h: float = 0.0) -> None:
+    """Save the throws and their rest points; ``shift_h`` moves every release sideways first
+    (the rest points then show how much contacts amplify a tiny change)."""
+    positions, slots, throws = midend_inputs(n)
+    shifted = throws + np.array([0.0, shift_h, 0.0])
+    np.savez_compressed(out, positions=positions, slots=slots, throws=throws,
+                        rest=rest_points(positions, slots, shifted))  # fmt: skip
     print(f"wrote {out}: {n} mid-end throws")
 
 
@@ -171,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("throws", help="save N noise-free mid-end throws and their rest points")
     p.add_argument("--throws", type=int, default=10_000)
     p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--shift-h", type=float, default=0.0, help="move every release by this (m)")
     p = sub.add_parser("diff", help="compare two files written by `throws`")
     p.add_argument("a", type=Path)
     p.add_argument("b", type=Path)
@@ -178,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "make":
         make(args.throws, args.seeds, args.out)
     elif args.command == "throws":
-        save_throws(args.throws, args.out)
+        save_throws(args.throws, args.out, args.shift_h)
     else:
         diff(args.a, args.b)
     return 0

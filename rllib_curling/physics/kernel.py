@@ -43,7 +43,9 @@ import numpy as np
 from numba import njit, prange
 
 from rllib_curling.physics import contact as c
+from rllib_curling.physics import flight as fl
 from rllib_curling.physics.contact import BAND, OUT, REST, advance, gap
+from rllib_curling.physics.flight import band_accel
 from rllib_curling.physics.rigid import rigid_jump
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -67,45 +69,6 @@ def _splitmix(state: np.uint64) -> tuple[np.uint64, float]:
 # Per-shot bookkeeping kept in a small int64 vector between the kernel's functions.
 C_TICK, C_CROSSED, C_REPORTED, C_SWEEP_FROM, C_FRAMES = 0, 1, 2, 3, 4
 N_CTX = 5
-
-
-@njit(cache=True, inline="always")
-def _band_accel(
-    vx: float, vy: float, w: float, sp: float, mu: float, prm: np.ndarray, table: np.ndarray
-) -> tuple[float, float, float]:
-    """Velocity and spin after one tick of running-band friction (speed ``sp`` > 0)."""
-    dt = prm[c.P_DT]
-    if abs(w) <= prm[c.P_SPIN_ZERO]:
-        w = prm[c.P_SPIN_FLOOR]  # the platform never runs the band model without spin
-    aw = abs(w)
-    wr = aw * prm[c.P_BAND_R]
-    rho = wr / sp
-    last = table.shape[1] - 1
-    fi = rho / (1.0 + rho) * last
-    k = min(int(fi), last - 1)
-    fr = fi - k
-    reg = 2 if sp >= prm[c.P_FAST] else (1 if sp >= prm[c.P_SLOW] else 0)
-    q = sp * sp + wr * wr
-    dec = mu * (table[reg, k, 1] + fr * (table[reg, k + 1, 1] - table[reg, k, 1])) + q * (
-        table[reg, k, 4] + fr * (table[reg, k + 1, 4] - table[reg, k, 4])
-    )
-    inv = 1.0 / sp
-    ex = vx * inv
-    ey = vy * inv
-    sg = 1.0 if w > 0.0 else -1.0
-    lat = sg * (
-        mu * (table[reg, k, 0] + fr * (table[reg, k + 1, 0] - table[reg, k, 0]))
-        + q * (table[reg, k, 3] + fr * (table[reg, k + 1, 3] - table[reg, k, 3]))
-    )
-    dom = sg * (
-        mu * (table[reg, k, 2] + fr * (table[reg, k + 1, 2] - table[reg, k, 2]))
-        + q * (table[reg, k, 5] + fr * (table[reg, k + 1, 5] - table[reg, k, 5]))
-    )
-    return (
-        vx + (-dec * ex - lat * ey) * dt,
-        vy + (-dec * ey + lat * ex) * dt,
-        (w + dom * dt) * prm[c.P_DAMP],
-    )
 
 
 @njit(cache=True, inline="always")
@@ -158,6 +121,63 @@ def _frame(traj: np.ndarray, stride: int, ctx: np.ndarray, pos: np.ndarray, mode
         ctx[C_FRAMES] += 1
 
 
+#: The thrown stone alone runs in steps of many ticks (flight.band_ticks): at most
+#: ``MAX_STEP_TICKS`` a step, and a step changes the speed by at most ``STEP_SPEED_SHARE`` of
+#: it (error and cost measured in flight.py); steps shorter than ``MIN_STEP_TICKS`` go tick by
+#: tick, as do stones spinning slower than ``MIN_STEP_SPIN`` rad/s (the platform's spin floor).
+MAX_STEP_TICKS = 32
+STEP_SPEED_SHARE = 0.3
+MIN_STEP_TICKS = 4
+MIN_STEP_SPIN = 1e-3
+
+
+@njit(cache=True, inline="always")
+def _normal(state: np.uint64) -> tuple[np.uint64, float]:
+    """A standard normal draw (Box-Muller) from the splitmix64 stream."""
+    state, u1 = _splitmix(state)
+    state, u2 = _splitmix(state)
+    return state, math.sqrt(-2.0 * math.log(1.0 - u1)) * math.cos(2.0 * math.pi * u2)
+
+
+@njit(cache=True, inline="always")
+def _ticks_before(distance: float, per_tick: float) -> int:
+    """Whole ticks (at most ``MAX_STEP_TICKS``) that cover less than ``distance`` at
+    ``per_tick`` each (``distance`` may be inf)."""
+    if distance >= MAX_STEP_TICKS * per_tick:
+        return MAX_STEP_TICKS
+    return int(distance / per_tick) if distance > 0.0 else 0
+
+
+@njit(cache=True, inline="always")
+def _regime_floor(reg: int, prm: np.ndarray) -> float:
+    """The speed below which regime ``reg`` ends (the stop speed for the slowest)."""
+    return prm[c.P_FAST] if reg == 2 else (prm[c.P_SLOW] if reg == 1 else prm[c.P_STOP])
+
+
+@njit(cache=True)
+def _step_frames(
+    traj: np.ndarray, stride: int, ctx: np.ndarray, pos: np.ndarray, mode: np.ndarray,
+    slot: int, tick: int, m: int, dt: float, x: float, y: float, vx: float, vy: float,
+    st: np.ndarray,
+) -> None:  # fmt: skip
+    """The frames of the ticks inside a step of ``m`` ticks from ``tick`` (the thrown stone
+    alone moves): its position by cubic Hermite interpolation between the step's ends, so
+    that recording a trajectory never changes the steps (nor the result)."""
+    h = m * dt
+    x1, y1, vx1, vy1 = st[fl.S_X], st[fl.S_Y], st[fl.S_VX], st[fl.S_VY]
+    first = tick + stride - tick % stride
+    for f in range(first, tick + m + 1, stride):
+        if ctx[C_FRAMES] >= traj.shape[0]:
+            break
+        s = (f - tick) / m
+        h00, h10 = (1 + 2 * s) * (1 - s) ** 2, s * (1 - s) ** 2
+        h01, h11 = s * s * (3 - 2 * s), s * s * (s - 1)
+        pos[slot, 0] = h00 * x + h10 * h * vx + h01 * x1 + h11 * h * vx1
+        pos[slot, 1] = h00 * y + h10 * h * vy + h01 * y1 + h11 * h * vy1
+        _store_frame(traj, ctx[C_FRAMES], pos, mode)
+        ctx[C_FRAMES] += 1
+
+
 @njit(cache=True)
 def _free_flight(
     slot: int, pos: np.ndarray, vel: np.ndarray, spin: np.ndarray, mode: np.ndarray,
@@ -166,15 +186,18 @@ def _free_flight(
     stride: int,
 ) -> int:  # fmt: skip
     """Move the thrown stone alone (band mode, nothing else moving) while it cannot reach any
-    other stone. Returns 0 when a contact may come within a tick (the caller runs a general
-    tick), 1 when the stone stopped or left play, 2 when MOTIONINFO ends an ``until_mid`` run
-    or the tick cap is reached."""
+    other stone: in steps of many ticks (flight.band_ticks) up to the ticks where something
+    happens, tick by tick around them. Returns 0 when a contact may come within a tick (the
+    caller runs a general tick), 1 when the stone stopped or left play, 2 when MOTIONINFO
+    ends an ``until_mid`` run or the tick cap is reached."""
     dt = prm[c.P_DT]
     stop = prm[c.P_STOP]
     dist = 2.0 * prm[c.P_RC]
     free = gap(slot, pos, mode, dist)
     x, y = pos[slot, 0], pos[slot, 1]
     vx, vy, w = vel[slot, 0], vel[slot, 1], spin[slot]
+    if abs(w) <= prm[c.P_SPIN_ZERO]:
+        w = prm[c.P_SPIN_FLOOR]  # what the next tick would do (flight.band_velocity)
     tick = ctx[C_TICK]
     max_ticks = int(prm[c.P_MAX_TICKS])
     state = rng[0]
@@ -183,6 +206,8 @@ def _free_flight(
     trig_y = prm[c.P_TRIG_Y]
     travelled = 0.0
     result = 2
+    st = np.empty(fl.N_STATE)  # the state of steps of many ticks (flight.S_*)
+    fl_reg, fl_mu, fl_base = -1, 0.0, 0.0  # what fl's g was computed for
     while tick < max_ticks:
         sp = math.sqrt(vx * vx + vy * vy)
         if sp <= stop:
@@ -197,15 +222,69 @@ def _free_flight(
             if travelled + step > free:
                 result = 0
                 break
+        # -- many ticks at once, up to the next tick where something happens ----------------
+        swept = sweep_from >= 0 and tick >= sweep_from and y > sweep_limit
+        m = 0
+        if abs(w) > MIN_STEP_SPIN:
+            m = min(MAX_STEP_TICKS, max_ticks - tick, _ticks_before(free - travelled, step))
+            m = min(m, _ticks_before(min(x - prm[c.P_X_MIN], prm[c.P_X_MAX] - x), step))
+            m = min(m, _ticks_before(y - prm[c.P_Y_MIN], step))
+            if watch:
+                m = min(m, _ticks_before(y - trig_y, step))
+            if swept:
+                m = min(m, _ticks_before(y - sweep_limit, step))
+            elif sweep_from > tick:
+                m = min(m, sweep_from - tick)
+        if m >= MIN_STEP_TICKS:
+            reg = fl.regime(sp, prm)
+            base = prm[c.P_MU_SWEPT] if swept else prm[c.P_MU]
+            z = 0.0
+            if noise:
+                state, z = _normal(state)
+            st[fl.S_X], st[fl.S_Y], st[fl.S_VX], st[fl.S_VY], st[fl.S_W] = x, y, vx, vy, w
+            if reg != fl_reg or base != fl_base:
+                fl.set_rate(st, reg, base, prm, table)
+                st[fl.S_SLOPE], st[fl.S_SLOPE + 1], st[fl.S_SLOPE + 2] = 0.0, 0.0, 0.0
+                fl_reg, fl_mu, fl_base = reg, base, base
+            else:
+                fl.set_rate(st, reg, fl_mu, prm, table)
+            g = math.sqrt(st[fl.S_G] * st[fl.S_G] + st[fl.S_G + 1] * st[fl.S_G + 1])
+            floor = _regime_floor(reg, prm)
+            m = min(m, int(STEP_SPEED_SHARE * sp / (g * dt)), int(0.9 * (sp - floor) / (g * dt)))
+            g0 = (st[fl.S_G], st[fl.S_G + 1], st[fl.S_G + 2])
+            slope = (st[fl.S_SLOPE], st[fl.S_SLOPE + 1], st[fl.S_SLOPE + 2])
+            while m >= MIN_STEP_TICKS:
+                mu = base + prm[c.P_MU_NOISE] * z / math.sqrt(3.0 * m)
+                st[fl.S_X], st[fl.S_Y], st[fl.S_VX], st[fl.S_VY], st[fl.S_W] = x, y, vx, vy, w
+                for k in range(3):
+                    st[fl.S_G + k] = g0[k] + (mu - fl_mu) * st[fl.S_DRY + k]
+                    st[fl.S_SLOPE + k] = slope[k]
+                fl.band_ticks(st, m, reg, mu, prm, table)
+                end = math.sqrt(st[fl.S_VX] * st[fl.S_VX] + st[fl.S_VY] * st[fl.S_VY])
+                if end > floor and st[fl.S_W] * w > 0.0 and abs(st[fl.S_W]) > MIN_STEP_SPIN:
+                    break
+                # The regime ends (or the spin nears 0) inside the step: stop short of it.
+                m = min(m - 1, int((sp - floor) / (sp - end) * m) - 1) if end < sp else m // 2
+            if m >= MIN_STEP_TICKS:
+                if stride > 0:
+                    _step_frames(traj, stride, ctx, pos, mode, slot, tick, m, dt, x, y, vx, vy, st)
+                x, y, vx, vy, w = st[fl.S_X], st[fl.S_Y], st[fl.S_VX], st[fl.S_VY], st[fl.S_W]
+                fl_mu = mu
+                travelled += step * m
+                tick += m
+                continue
+            fl_reg = -1  # the ticks below change the state: g is recomputed next time
+        # -- one tick ---------------------------------------------------------------------
         mu, sweep_from = _friction_mu(y, tick, sweep_from, sweep_limit, prm)
         if noise:
             state, u = _splitmix(state)
             mu += prm[c.P_MU_NOISE] * (2.0 * u - 1.0)
-        vx, vy, w = _band_accel(vx, vy, w, sp, mu, prm, table)
+        vx, vy, w = band_accel(vx, vy, w, sp, mu, prm, table)
         x += vx * dt
         y += vy * dt
         travelled += step
         tick += 1
+        fl_reg = -1
         if x <= prm[c.P_X_MIN] or x >= prm[c.P_X_MAX] or y <= prm[c.P_Y_MIN]:
             vx, vy, w = 0.0, 0.0, 0.0
             mode[slot] = OUT
@@ -270,7 +349,7 @@ def _general_tick(
             if noise:
                 rng[0], u = _splitmix(rng[0])
                 mu += prm[c.P_MU_NOISE] * (2.0 * u - 1.0)
-            vel[i, 0], vel[i, 1], spin[i] = _band_accel(
+            vel[i, 0], vel[i, 1], spin[i] = band_accel(
                 vel[i, 0], vel[i, 1], spin[i], sp, mu, prm, table
             )
         elif not _rigid_step(i, sp, vel, spin, prm):
