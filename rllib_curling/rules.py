@@ -41,10 +41,9 @@ from rllib_curling import sheet
 from rllib_curling.errors import InvalidThrowError
 
 #: A protected centre guard must move more than this (metres) to count as moved.
-MOVE_TOLERANCE = 1e-3
-#: Slack for the inclusive boundaries (``>= 2.015``, ``<= 0.145``), so that values written as
-#: e.g. ``2.375 + 0.145`` sit on the inclusive side despite float rounding.
-BOUNDARY_EPS = 1e-9
+MOVE_TOLERANCE = sheet.MOVE_TOLERANCE
+#: Slack for the inclusive boundaries (``>= 2.015``, ``<= 0.145``); see ``sheet``.
+BOUNDARY_EPS = sheet.BOUNDARY_EPS
 
 _TEE = np.array(sheet.TEE, dtype=np.float64)
 _ROWS = np.arange(sheet.STONES_PER_END)
@@ -258,7 +257,33 @@ def resolve_shot_batch(
     out-of-play removal and the free guard zone restore (where it applies), with a centre-line
     foul left as is (the fouled team's KEEP; its RESET is ``restored_position(before, shot)``);
     ``fgz_restored`` and ``centre_line`` are bool ``(...)``, never both true.
+
+    Runs compiled (``rules_kernel.resolve_batch``); ``resolve_shot_batch_numpy`` is the same
+    rules in numpy passes, the definition the tests hold it to.
     """
+    from rllib_curling import rules_kernel  # numba: imported on first use, as the physics is
+
+    before = np.asarray(before, dtype=np.float64)
+    afters = np.asarray(afters, dtype=np.float64)
+    for arr in (before, afters):
+        if arr.ndim < 2 or arr.shape[-2:] != (sheet.STONES_PER_END, 2):
+            raise InvalidThrowError(f"positions must have shape (..., 16, 2), got {arr.shape}")
+    shape = np.broadcast_shapes(before.shape, afters.shape)
+    flat = np.ascontiguousarray(np.broadcast_to(afters, shape)).reshape(-1, *shape[-2:])
+    if before.ndim == 2:
+        first = before[None]
+    else:
+        first = np.broadcast_to(before, shape).reshape(-1, *shape[-2:])
+    if not first.flags.c_contiguous:
+        first = np.ascontiguousarray(first)
+    positions, fgz, centre = rules_kernel.resolve_batch(first, flat, int(shot))
+    return positions.reshape(shape), fgz.reshape(shape[:-2]), centre.reshape(shape[:-2])
+
+
+def resolve_shot_batch_numpy(
+    before: np.ndarray, afters: np.ndarray, shot: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``resolve_shot_batch`` in numpy passes over the batch (the definition)."""
     before = np.asarray(before, dtype=np.float64)
     afters = remove_out_of_play(afters)
     fgz = free_guard_zone_violation_batch(before, afters, shot)
