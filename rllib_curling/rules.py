@@ -268,7 +268,7 @@ def resolve_shot_batch(
     for arr in (before, afters):
         if arr.ndim < 2 or arr.shape[-2:] != (sheet.STONES_PER_END, 2):
             raise InvalidThrowError(f"positions must have shape (..., 16, 2), got {arr.shape}")
-    shape = np.broadcast_shapes(before.shape, afters.shape)
+    shape = afters.shape if before.ndim == 2 else np.broadcast_shapes(before.shape, afters.shape)
     flat = np.ascontiguousarray(np.broadcast_to(afters, shape)).reshape(-1, *shape[-2:])
     if before.ndim == 2:
         first = before[None]
