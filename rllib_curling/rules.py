@@ -11,9 +11,10 @@ Positions are ``float64`` arrays of shape ``(16, 2)`` in the protocol frame (``s
 Every function also takes batches ``(..., 16, 2)`` (per-stone helpers take any ``(..., 2)``), so
 bots can judge thousands of candidate outcomes in one call; the ``*_batch`` names return arrays,
 the plain names return Python scalars for one position. The batch functions are the definition;
-``stone_facts``, ``resolve_shot`` and ``score_end``/``score_for`` (one position: the server's and
-the env's every throw) run the same rules in plain Python on 16 stones, several times faster than
-numpy on arrays this small; tests hold the two paths equal to the last bit.
+``stone_facts`` and ``score_end``/``score_for`` (one position: the server's and the env's every
+throw) run the same rules in plain Python on 16 stones, several times faster than numpy on arrays
+this small, and ``resolve_shot_batch``/``resolve_shot`` run them compiled (``rules_kernel``);
+tests hold the paths equal to the last bit.
 
 Decisions where the sources are silent (protocol.md §5, §6):
 
@@ -295,29 +296,22 @@ def resolve_shot_batch_numpy(
 def resolve_shot(before: np.ndarray, after: np.ndarray, shot: int) -> tuple[np.ndarray, bool, bool]:
     """One position's ``resolve_shot_batch``: ``(position (16, 2), fgz_restored, centre_line)``.
 
-    Plain Python on the 16 stones (the same rules and tolerances; see the module docstring).
-    Raises ``InvalidThrowError`` on a wrong shape or a non-finite value.
+    The compiled rules on a batch of one (``rules_kernel.resolve_batch``: the server's and the
+    env's every throw). Raises ``InvalidThrowError`` on a wrong shape or a non-finite value.
     """
-    b = _rows(before)
-    a = [xy if _inside(*xy) else (0.0, 0.0) for xy in _rows(after)]
-    fgz = centre = False
-    if shot <= sheet.RULE_LAST_SHOT:
-        for k in range(1 - shot % 2, shot, 2):  # the opponent's stones thrown so far
-            (gx, gy), (ax, ay) = b[k], a[k]
-            if not _in_fgz(gx, gy, tee_distance(gx, gy)):
-                continue
-            if ax == 0.0 and ay == 0.0:
-                fgz = True
-                break
-            if (
-                _on_centre_line(gx, gy)
-                and _distance(ax - gx, ay - gy) > MOVE_TOLERANCE
-                and not (_on_centre_line(ax, ay) and _in_fgz(ax, ay, tee_distance(ax, ay)))
-            ):
-                centre = True
-    if fgz:
-        return restored_position(before, shot), True, False
-    return np.array(a, dtype=np.float64), False, centre
+    from rllib_curling import rules_kernel  # numba: imported on first use, as the physics is
+
+    b, a = _checked(before), _checked(after)
+    positions, fgz, centre = rules_kernel.resolve_batch(b[None], a[None], int(shot))
+    return positions[0], bool(fgz[0]), bool(centre[0])
+
+
+def _checked(position: object) -> np.ndarray:
+    """``position`` as a C-contiguous float64 ``(16, 2)``; ``as_position``'s errors (quicker)."""
+    arr = np.ascontiguousarray(position, dtype=np.float64)
+    if arr.shape != (sheet.STONES_PER_END, 2) or not math.isfinite(sum(arr.ravel().tolist())):
+        arr = np.ascontiguousarray(as_position(arr))  # raises, unless a finite sum overflowed
+    return arr
 
 
 class StoneFacts(NamedTuple):
@@ -388,10 +382,6 @@ def _distance(dx: float, dy: float) -> float:
 def tee_distance(x: float, y: float) -> float:
     """``distance_to_tee`` of one stone at ``(x, y)`` (Python floats), to the last bit."""
     return _distance(x - sheet.TEE_X, y - sheet.TEE_Y)
-
-
-def _inside(x: float, y: float) -> bool:
-    return sheet.PLAY_X_MIN < x < sheet.PLAY_X_MAX and sheet.PLAY_Y_MIN < y < sheet.PLAY_Y_MAX
 
 
 def _in_fgz(x: float, y: float, d: float) -> bool:
