@@ -130,6 +130,27 @@ class GameState:
     def __hash__(self) -> int:
         return hash((self._key(), self.position.tobytes()))
 
+    def _successor(
+        self, position: np.ndarray, shot: int, end_scores: tuple[Score, ...] | None = None
+    ) -> GameState:
+        """``dataclasses.replace(self, position=..., shot=..., end_scores=...)`` for the engine's
+        own results, without the copy and the checks: ``position`` is a fresh, finite ``(16, 2)``
+        float64 array that nothing else holds (it is made read-only here), ``shot`` 1..16, and
+        ``end_scores`` one more end when ``shot`` is 16."""
+        new = object.__new__(GameState)
+        position.flags.writeable = False
+        fields = {
+            "position": position,
+            "shot": shot,
+            "end": self.end,
+            "first_seat": self.first_seat,
+            "end_scores": self.end_scores if end_scores is None else end_scores,
+            "config": self.config,
+        }
+        for name, value in fields.items():
+            object.__setattr__(new, name, value)
+        return new
+
     def _key(self) -> tuple[Any, ...]:
         return (self.shot, self.end, self.first_seat, self.end_scores, self.config)
 
@@ -269,7 +290,7 @@ class Game:
         if shot + 1 == sheet.STONES_PER_END:
             kept, end_state, end_score = _finish_end(state, positions)
         else:
-            kept = dataclasses.replace(state, position=positions, shot=shot + 1)
+            kept = state._successor(positions, shot + 1)
         if centre:
             restored = rules.restored_position(state.position, shot)
             reset = dataclasses.replace(kept, position=restored)
@@ -301,9 +322,7 @@ def _finish_end(last: GameState, position: np.ndarray) -> tuple[GameState, GameS
     """
     even, odd = rules.score_end(position)
     score = (even, odd) if last.first_seat == 0 else (odd, even)
-    end_state = dataclasses.replace(
-        last, position=position, shot=sheet.STONES_PER_END, end_scores=(*last.end_scores, score)
-    )
+    end_state = last._successor(position, sheet.STONES_PER_END, (*last.end_scores, score))
     if end_state.is_terminal:
         return end_state, end_state, score
     following = GameState(

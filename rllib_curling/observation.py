@@ -88,6 +88,12 @@ def split_observation(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return stones, obs[..., CONTEXT_START:]
 
 
+#: The scales in ``observation_kernel.encode``'s ``scales`` order.
+_KERNEL_SCALES = np.array(
+    [X_SCALE, Y_SCALE, DIST_SCALE, SCORE_SCALE, OBS_LOW, OBS_HIGH, UNLIMITED_MAX_ENDS], np.float64
+)
+
+
 def encode_observation(
     position: np.ndarray,
     shot: int,
@@ -101,7 +107,30 @@ def encode_observation(
     ``position``: (16, 2) in this end's throwing order, (0, 0) = not in play. ``shot``: the next
     stone's number (0–15, 16 after the last). ``my_parity``: 0 if my stones are the even rows
     (I throw first in this end), 1 if I have the hammer. ``score_diff``: my total minus theirs.
+
+    Runs compiled (``observation_kernel.encode``); ``encode_observation_python`` is the same
+    encoder in plain Python, the definition the tests hold it to.
     """
+    from rllib_curling import observation_kernel  # numba: imported on first use
+
+    pos = np.ascontiguousarray(np.asarray(position, dtype=np.float64).reshape(N_STONES, 2))
+    obs = np.empty(OBS_SIZE, dtype=np.float32)
+    shot = min(max(int(shot), 0), N_STONES)
+    args = (int(end), int(total_ends), int(my_parity), float(score_diff))
+    if not observation_kernel.encode(pos, shot, *args, _KERNEL_SCALES, obs):
+        rules.as_position(pos)  # raises: a coordinate is not finite
+    return obs
+
+
+def encode_observation_python(
+    position: np.ndarray,
+    shot: int,
+    end: int,
+    total_ends: int,
+    my_parity: int,
+    score_diff: int,
+) -> np.ndarray:
+    """``encode_observation`` in plain Python on ``rules.stone_facts`` (the definition)."""
     facts = rules.stone_facts(np.asarray(position, dtype=np.float64).reshape(N_STONES, 2))
     shot = min(max(int(shot), 0), N_STONES)
     house = rules.points_for(facts, my_parity)

@@ -11,9 +11,10 @@ Positions are ``float64`` arrays of shape ``(16, 2)`` in the protocol frame (``s
 Every function also takes batches ``(..., 16, 2)`` (per-stone helpers take any ``(..., 2)``), so
 bots can judge thousands of candidate outcomes in one call; the ``*_batch`` names return arrays,
 the plain names return Python scalars for one position. The batch functions are the definition;
-``stone_facts``, ``resolve_shot`` and ``score_end``/``score_for`` (one position: the server's and
-the env's every throw) run the same rules in plain Python on 16 stones, several times faster than
-numpy on arrays this small; tests hold the two paths equal to the last bit.
+``stone_facts`` and ``score_end``/``score_for`` (one position: the server's and the env's every
+throw) run the same rules in plain Python on 16 stones, several times faster than numpy on arrays
+this small, and ``resolve_shot_batch``/``resolve_shot`` run them compiled (``rules_kernel``);
+tests hold the paths equal to the last bit.
 
 Decisions where the sources are silent (protocol.md §5, §6):
 
@@ -41,10 +42,9 @@ from rllib_curling import sheet
 from rllib_curling.errors import InvalidThrowError
 
 #: A protected centre guard must move more than this (metres) to count as moved.
-MOVE_TOLERANCE = 1e-3
-#: Slack for the inclusive boundaries (``>= 2.015``, ``<= 0.145``), so that values written as
-#: e.g. ``2.375 + 0.145`` sit on the inclusive side despite float rounding.
-BOUNDARY_EPS = 1e-9
+MOVE_TOLERANCE = sheet.MOVE_TOLERANCE
+#: Slack for the inclusive boundaries (``>= 2.015``, ``<= 0.145``); see ``sheet``.
+BOUNDARY_EPS = sheet.BOUNDARY_EPS
 
 _TEE = np.array(sheet.TEE, dtype=np.float64)
 _ROWS = np.arange(sheet.STONES_PER_END)
@@ -258,7 +258,33 @@ def resolve_shot_batch(
     out-of-play removal and the free guard zone restore (where it applies), with a centre-line
     foul left as is (the fouled team's KEEP; its RESET is ``restored_position(before, shot)``);
     ``fgz_restored`` and ``centre_line`` are bool ``(...)``, never both true.
+
+    Runs compiled (``rules_kernel.resolve_batch``); ``resolve_shot_batch_numpy`` is the same
+    rules in numpy passes, the definition the tests hold it to.
     """
+    from rllib_curling import rules_kernel  # numba: imported on first use, as the physics is
+
+    before = np.asarray(before, dtype=np.float64)
+    afters = np.asarray(afters, dtype=np.float64)
+    for arr in (before, afters):
+        if arr.ndim < 2 or arr.shape[-2:] != (sheet.STONES_PER_END, 2):
+            raise InvalidThrowError(f"positions must have shape (..., 16, 2), got {arr.shape}")
+    shape = afters.shape if before.ndim == 2 else np.broadcast_shapes(before.shape, afters.shape)
+    flat = np.ascontiguousarray(np.broadcast_to(afters, shape)).reshape(-1, *shape[-2:])
+    if before.ndim == 2:
+        first = before[None]
+    else:
+        first = np.broadcast_to(before, shape).reshape(-1, *shape[-2:])
+    if not first.flags.c_contiguous:
+        first = np.ascontiguousarray(first)
+    positions, fgz, centre = rules_kernel.resolve_batch(first, flat, int(shot))
+    return positions.reshape(shape), fgz.reshape(shape[:-2]), centre.reshape(shape[:-2])
+
+
+def resolve_shot_batch_numpy(
+    before: np.ndarray, afters: np.ndarray, shot: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``resolve_shot_batch`` in numpy passes over the batch (the definition)."""
     before = np.asarray(before, dtype=np.float64)
     afters = remove_out_of_play(afters)
     fgz = free_guard_zone_violation_batch(before, afters, shot)
@@ -270,29 +296,22 @@ def resolve_shot_batch(
 def resolve_shot(before: np.ndarray, after: np.ndarray, shot: int) -> tuple[np.ndarray, bool, bool]:
     """One position's ``resolve_shot_batch``: ``(position (16, 2), fgz_restored, centre_line)``.
 
-    Plain Python on the 16 stones (the same rules and tolerances; see the module docstring).
-    Raises ``InvalidThrowError`` on a wrong shape or a non-finite value.
+    The compiled rules on a batch of one (``rules_kernel.resolve_batch``: the server's and the
+    env's every throw). Raises ``InvalidThrowError`` on a wrong shape or a non-finite value.
     """
-    b = _rows(before)
-    a = [xy if _inside(*xy) else (0.0, 0.0) for xy in _rows(after)]
-    fgz = centre = False
-    if shot <= sheet.RULE_LAST_SHOT:
-        for k in range(1 - shot % 2, shot, 2):  # the opponent's stones thrown so far
-            (gx, gy), (ax, ay) = b[k], a[k]
-            if not _in_fgz(gx, gy, tee_distance(gx, gy)):
-                continue
-            if ax == 0.0 and ay == 0.0:
-                fgz = True
-                break
-            if (
-                _on_centre_line(gx, gy)
-                and _distance(ax - gx, ay - gy) > MOVE_TOLERANCE
-                and not (_on_centre_line(ax, ay) and _in_fgz(ax, ay, tee_distance(ax, ay)))
-            ):
-                centre = True
-    if fgz:
-        return restored_position(before, shot), True, False
-    return np.array(a, dtype=np.float64), False, centre
+    from rllib_curling import rules_kernel  # numba: imported on first use, as the physics is
+
+    b, a = _checked(before), _checked(after)
+    positions, fgz, centre = rules_kernel.resolve_batch(b[None], a[None], int(shot))
+    return positions[0], bool(fgz[0]), bool(centre[0])
+
+
+def _checked(position: object) -> np.ndarray:
+    """``position`` as a C-contiguous float64 ``(16, 2)``; ``as_position``'s errors (quicker)."""
+    arr = np.ascontiguousarray(position, dtype=np.float64)
+    if arr.shape != (sheet.STONES_PER_END, 2) or not math.isfinite(sum(arr.ravel().tolist())):
+        arr = np.ascontiguousarray(as_position(arr))  # raises, unless a finite sum overflowed
+    return arr
 
 
 class StoneFacts(NamedTuple):
@@ -363,10 +382,6 @@ def _distance(dx: float, dy: float) -> float:
 def tee_distance(x: float, y: float) -> float:
     """``distance_to_tee`` of one stone at ``(x, y)`` (Python floats), to the last bit."""
     return _distance(x - sheet.TEE_X, y - sheet.TEE_Y)
-
-
-def _inside(x: float, y: float) -> bool:
-    return sheet.PLAY_X_MIN < x < sheet.PLAY_X_MAX and sheet.PLAY_Y_MIN < y < sheet.PLAY_Y_MAX
 
 
 def _in_fgz(x: float, y: float, d: float) -> bool:

@@ -44,6 +44,11 @@ FGZ_Y_MIN = 5.025
 FGZ_Y_MAX = 10.525
 #: Free guard zone and centre-line rules protect guards during shots 0..RULE_LAST_SHOT of an end.
 RULE_LAST_SHOT = 4
+#: A protected centre guard must move more than this (metres) to count as moved (``rules``).
+MOVE_TOLERANCE = 1e-3
+#: Slack for the rules' inclusive boundaries (``>= 2.015``, ``<= 0.145``), so that values written
+#: as e.g. ``2.375 + 0.145`` sit on the inclusive side despite float rounding (``rules``).
+BOUNDARY_EPS = 1e-9
 
 #: Throw limits (the platform clamps to these ranges).
 V_MAX = 6.0

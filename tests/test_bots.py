@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from positions import random_layouts
 
 from rllib_curling import rules, sheet
-from rllib_curling.aiming.tables import path_x, shot_tables
+from rllib_curling.aiming.tables import aim_h, draw_speeds, path_x, shot_tables
+from rllib_curling.aiming.templates import TAP_DEPTH
 from rllib_curling.bots import LEVELS, Bot, make_bot
 from rllib_curling.bots import evaluation as bots_eval
+from rllib_curling.bots.candidates import SearchSpec, hit_candidates, hit_candidates_batch
+from rllib_curling.bots.search import SPECS as SEARCH_SPECS
 from rllib_curling.bots.simple import RANDOM_V
 from rllib_curling.game import Game, GameConfig, GameState
 
@@ -163,3 +167,35 @@ def test_evaluate__prefers_our_stone_on_the_button() -> None:
     values = bots_eval.evaluate(np.stack([ours, theirs_only]), ctx, win_prob=True)
     assert values[0] > values[1]
     assert ctx.parity == 1 and ctx.hammer and ctx.n_left == 14
+
+
+def _hits_one_by_one(tables: object, position: np.ndarray, spec: SearchSpec) -> np.ndarray:
+    """The hit candidates as the search built them before the batch (a loop per spin, speed and
+    offset): the reference the vectorised ``hit_candidates_batch`` must equal to the last bit."""
+    stones = position[rules.in_play(position)]
+    if len(stones) == 0:
+        return np.zeros((0, 4))
+    out = []
+    for w in spec.spins:
+        for speed in spec.hit_speeds:
+            v = draw_speeds(tables, stones[:, 1] - TAP_DEPTH, w) if speed == 0.0 else None
+            v = np.full(len(stones), speed) if v is None else v
+            for dx in spec.hit_offsets:
+                h = aim_h(tables, stones[:, 0] + dx, stones[:, 1], v, w)
+                out.append(np.stack([v, h, np.full_like(v, w), 0 * v], axis=1))
+    return np.concatenate(out)
+
+
+@pytest.mark.parametrize("level", [6, 8])
+def test_hit_candidates__batch_equals_the_loop_per_position(level: int) -> None:
+    tables = shot_tables()
+    layouts = random_layouts(np.random.default_rng(level), 60)
+    layouts[0] = 0.0  # an empty position among them
+    spec = SEARCH_SPECS[level]
+    batch = hit_candidates_batch(tables, layouts, spec)
+    assert len(batch) == len(layouts)
+    for layout, got in zip(layouts, batch, strict=True):
+        want = _hits_one_by_one(tables, layout, spec)
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(hit_candidates(tables, layout, spec), want)

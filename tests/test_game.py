@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from positions import CENTRE_GUARD, GUARD, TX, at, pos
+from positions import CENTRE_GUARD, GUARD, TX, at, pos, random_layouts
 
 from rllib_curling import rules
 from rllib_curling.errors import ConfigError, InvalidThrowError, RuleError
@@ -293,3 +293,26 @@ def test_step__random_game_reaches_terminal_with_consistent_totals() -> None:
     assert tuple(scores) == state.end_scores and len(scores) == 4
     assert state.totals == tuple(int(sum(s[i] for s in scores)) for i in range(2))
     assert all(min(s) == 0 for s in scores)
+
+
+def test_settle__states_equal_the_dataclass_built_ones_on_random_positions() -> None:
+    """``settle`` builds its states without ``dataclasses.replace``'s copy and checks: they must be
+    the same states (equal, same hash, read-only position), for every shot and both rules."""
+    rng = np.random.default_rng(51)
+    befores, afters = random_layouts(rng, 60), random_layouts(rng, 60)
+    for i, (before, after) in enumerate(zip(befores, afters, strict=True)):
+        shot = i % 16
+        before[shot:] = 0.0
+        state = GameState(position=before, shot=shot, end=1, first_seat=i % 2, end_scores=((1, 0),))
+        t = Game.settle(state, after)
+        want, fgz, centre = rules.resolve_shot_batch_numpy(before, after, shot)
+        assert (t.fgz_restored, t.centre_line_violation) == (bool(fgz), bool(centre))
+        shown = t.end_state if shot == 15 else t.state
+        built = dataclasses.replace(
+            state, position=want, shot=shot + 1, end_scores=shown.end_scores
+        )
+        assert shown == built and hash(shown) == hash(built)
+        assert not shown.position.flags.writeable
+        assert shown.position.dtype == np.float64 and shown.position.shape == (16, 2)
+        with pytest.raises(ValueError):
+            shown.position[0, 0] = 1.0

@@ -231,7 +231,7 @@ def test_resolve_shot__equals_the_batch_rules_on_random_positions() -> None:
         for shot in range(16):
             b = before.copy()
             b[shot:] = 0.0
-            want = rules.resolve_shot_batch(b, after, shot)
+            want = rules.resolve_shot_batch_numpy(b, after, shot)
             got = rules.resolve_shot(b, after, shot)
             assert np.array_equal(got[0], want[0]), (shot, b, after)
             assert (got[1], got[2]) == (bool(want[1]), bool(want[2])), (shot, b, after)

@@ -8,11 +8,13 @@
 | ``scripted``  | levels 3–4: rules of thumb aimed with the free-path tables               |
 | ``candidates``| candidate throws of the searching bots (draw grid, guards, hits, templates) |
 | ``evaluation``| how the search bots judge a position (expected points, chance to win)    |
+| ``evaluation_kernel`` | ``evaluation.end_branches`` compiled (numba)                     |
 | ``search``    | levels 5–8: batch simulation of the candidates, look-ahead               |
 | ``matches``   | headless games, matches and the ladder (``curling match`` / ``ladder``)  |
 
 Imports flow one way inside: ``matches`` → ``levels`` → ``search``/``scripted`` → ``candidates``/
-``evaluation`` → ``base``. The bots aim with ``rllib_curling.aiming``, never with the env.
+``evaluation`` → ``base``/``evaluation_kernel``. The bots aim with ``rllib_curling.aiming``,
+never with the env.
 """
 
 from __future__ import annotations

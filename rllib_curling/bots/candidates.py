@@ -52,19 +52,37 @@ def draw_candidates(tables: ShotTables, spec: SearchSpec) -> np.ndarray:
 
 
 def hit_candidates(tables: ShotTables, position: np.ndarray, spec: SearchSpec) -> np.ndarray:
-    """(N, 4) hits on every stone in play: each speed, contact offset and spin of ``spec``."""
-    stones = position[rules.in_play(position)]
+    """(N, 4) hits on every stone in play: each speed, contact offset and spin of ``spec``.
+
+    Rows in the order spin, speed, offset, stone (row order of ``position``)."""
+    return hit_candidates_batch(tables, np.asarray(position)[None], spec)[0]
+
+
+def hit_candidates_batch(
+    tables: ShotTables, positions: np.ndarray, spec: SearchSpec
+) -> list[np.ndarray]:
+    """``hit_candidates`` of each position ``(P, 16, 2)``, aimed in one vectorised call (the
+    aiming is elementwise, so every throw is the same to the last bit as one position's)."""
+    positions = np.asarray(positions, dtype=np.float64)
+    live = rules.in_play(positions)
+    stones = positions[live]  # (S, 2), position by position
+    counts = live.sum(axis=-1)
     if len(stones) == 0:
-        return np.zeros((0, 4))
-    out = []
-    for w in spec.spins:
-        for speed in spec.hit_speeds:
-            v = draw_speeds(tables, stones[:, 1] - TAP_DEPTH, w) if speed == 0.0 else None
-            v = np.full(len(stones), speed) if v is None else v
-            for dx in spec.hit_offsets:
-                h = aim_h(tables, stones[:, 0] + dx, stones[:, 1], v, w)
-                out.append(np.stack([v, h, np.full_like(v, w), 0 * v], axis=1))
-    return np.concatenate(out)
+        return [np.zeros((0, 4)) for _ in counts]
+    speeds, offsets = spec.hit_speeds, np.asarray(spec.hit_offsets, dtype=np.float64)
+    v = np.empty((len(spec.spins), len(speeds), len(offsets), len(stones)))
+    w = np.empty_like(v)
+    for i, spin in enumerate(spec.spins):
+        w[i] = spin
+        for j, speed in enumerate(speeds):
+            tap = speed == 0.0
+            v[i, j] = draw_speeds(tables, stones[:, 1] - TAP_DEPTH, spin) if tap else speed
+    x = stones[:, 0] + offsets[:, None]  # (D, S)
+    y = np.broadcast_to(stones[:, 1], v.shape)
+    h = aim_h(tables, np.broadcast_to(x, v.shape), y, v, w)
+    block = np.stack([v, h, w, 0 * v], axis=-1)  # (spins, speeds, offsets, S, 4)
+    edges = np.concatenate([[0], np.cumsum(counts)])
+    return [block[..., a:b, :].reshape(-1, 4) for a, b in zip(edges[:-1], edges[1:], strict=True)]
 
 
 def template_candidates(tables: ShotTables, position: np.ndarray, parity: int) -> np.ndarray:

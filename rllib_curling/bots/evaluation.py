@@ -45,6 +45,19 @@ GUARD_DY = (0.3, 6.5)
 CENTRE_GUARD_DX = 0.6
 CENTRE_GUARD_VALUE = 0.25
 HOUSE_STONE_VALUE = 0.12
+#: A centre guard lies short of this y (m).
+CENTRE_GUARD_Y_MAX = 9.5
+#: The score without our shot stone is worth this much less (the opponent's shooter may count).
+SHOT_LOSS = 0.3
+#: Chance that the opponent draws inside our shot stone at distance d: clip((d - a) / b, 0, cap).
+DRAW_Q = (0.1, 1.5, 0.8)
+#: Chance of the opponent's hammer stone to score one when we lie second / the house is empty.
+LAST_STONE_Q = (0.3, 0.8)
+#: The weights above in ``evaluation_kernel``'s ``params`` layout (its docstring has the table).
+KERNEL_PARAMS = np.array(
+    [Q_OPEN, Q_GUARDED, GUARD_DX, *GUARD_DY, CENTRE_GUARD_DX, CENTRE_GUARD_Y_MAX]
+    + [CENTRE_GUARD_VALUE, HOUSE_STONE_VALUE, SHOT_LOSS, *DRAW_Q, *LAST_STONE_Q]
+)
 #: Per-end spread of end scores (points) for the win-probability model.
 END_SIGMA = 1.4
 #: Weight of the expected points next to the win probability (prefers points when it is decided).
@@ -108,9 +121,9 @@ def _threat(
     d_best = dm.min(axis=-1)
     without = dist.copy()
     without[np.arange(len(dist)), best] = np.inf
-    s_wo = signed_scores(without, mine) - 0.3
+    s_wo = signed_scores(without, mine) - SHOT_LOSS
     q_take = np.where(guarded(positions, best), Q_GUARDED, Q_OPEN)
-    q_draw = np.clip((d_best - 0.1) / 1.5, 0.0, 0.8)
+    q_draw = np.clip((d_best - DRAW_Q[0]) / DRAW_Q[1], 0.0, DRAW_Q[2])
     q = np.maximum(q_take, np.where(np.isfinite(d_best), q_draw, 0.0))
     return np.where(s > 0, q, 0.0), s_wo
 
@@ -121,7 +134,7 @@ def _strategy(
     """(M,) early-end terms: centre guards of the team without hammer, stones in the house."""
     x, y = positions[..., 0], positions[..., 1]
     centre = rules.in_free_guard_zone(positions) & (np.abs(x - sheet.CENTRE_X) < CENTRE_GUARD_DX)
-    centre &= y < 9.5
+    centre &= y < CENTRE_GUARD_Y_MAX
     non_hammer_rows = np.arange(sheet.STONES_PER_END) % 2 == 0
     guards = (centre & non_hammer_rows).sum(axis=-1) - 0.5 * (centre & ~non_hammer_rows).sum(-1)
     sign = -1.0 if ctx.hammer else 1.0
@@ -139,7 +152,28 @@ def end_branches(
     Returns ``(values, probs)``, both (M, 2): branch 0 the opponent's stone does no harm, branch 1
     it removes or beats our shot stone (when we lie shot; on their last stone otherwise: they
     draw or add one). ``simple``: the score now, with certainty (level 5's judgement).
+
+    Runs compiled (``evaluation_kernel.branches``); ``end_branches_numpy`` is the definition the
+    tests hold it to.
     """
+    from rllib_curling.bots import evaluation_kernel  # numba: imported on first use
+
+    positions = np.ascontiguousarray(positions, dtype=np.float64)
+    lam = KAPPA / (KAPPA + ctx.n_left - 1) if ctx.n_left not in (0, 1) else 0.0  # unused there
+    hammer = HAMMER_VALUE if ctx.hammer else -HAMMER_VALUE
+    share = ctx.n_left / (sheet.STONES_PER_END - 1)
+    sign = -1.0 if ctx.hammer else 1.0
+    flat = positions.reshape(-1, sheet.STONES_PER_END, 2)
+    values, probs = evaluation_kernel.branches(
+        flat, ctx.parity, ctx.n_left, simple, lam, hammer, share, sign, KERNEL_PARAMS
+    )
+    return values.reshape(*positions.shape[:-2], 2), probs.reshape(*positions.shape[:-2], 2)
+
+
+def end_branches_numpy(
+    positions: np.ndarray, ctx: EvalContext, *, simple: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """``end_branches`` in numpy passes over the batch (the definition)."""
     positions = np.asarray(positions, dtype=np.float64)
     dist = rules.house_distances(positions)
     mine = np.arange(sheet.STONES_PER_END) % 2 == ctx.parity
@@ -149,7 +183,7 @@ def end_branches(
     q, s_wo = _threat(positions, dist, mine, s)
     if ctx.n_left == 1:  # the opponent's hammer stone: they draw for one when not shot
         hit = np.where(s > 0, s_wo, s - 1)
-        q = np.where(s > 0, q, np.where(s < 0, 0.3, 0.8))
+        q = np.where(s > 0, q, np.where(s < 0, *LAST_STONE_Q))
         values = np.stack([s, hit], axis=-1)
     else:
         lam = KAPPA / (KAPPA + ctx.n_left - 1)

@@ -40,6 +40,7 @@ from rllib_curling.bots.candidates import (
     SearchSpec,
     draw_candidates,
     hit_candidates,
+    hit_candidates_batch,
     template_candidates,
 )
 from rllib_curling.bots.evaluation import EvalContext, end_branches, evaluate, win_value
@@ -150,9 +151,9 @@ class SearchBot(Bot):
         if self._reply_draws is None:
             self._reply_draws = draw_candidates(tables, REPLY_SPEC)
         befores, throws, owner = [], [], []
+        hits = hit_candidates_batch(tables, positions[top], REPLY_SPEC)
         for i, k in enumerate(top):
-            answers = [self._reply_draws, hit_candidates(tables, positions[k], REPLY_SPEC)]
-            answers = np.concatenate([*answers, [DUMB_THROW]])
+            answers = np.concatenate([self._reply_draws, hits[i], [DUMB_THROW]])
             befores.append(np.broadcast_to(positions[k], (len(answers), 16, 2)))
             throws.append(answers)
             owner.append(np.full(len(answers), i))
