@@ -138,17 +138,13 @@ class GameState:
         float64 array that nothing else holds (it is made read-only here), ``shot`` 1..16, and
         ``end_scores`` one more end when ``shot`` is 16."""
         new = object.__new__(GameState)
+        for name in _STATE_FIELDS:
+            object.__setattr__(new, name, getattr(self, name))
         position.flags.writeable = False
-        fields = {
-            "position": position,
-            "shot": shot,
-            "end": self.end,
-            "first_seat": self.first_seat,
-            "end_scores": self.end_scores if end_scores is None else end_scores,
-            "config": self.config,
-        }
-        for name, value in fields.items():
-            object.__setattr__(new, name, value)
+        object.__setattr__(new, "position", position)
+        object.__setattr__(new, "shot", shot)
+        if end_scores is not None:
+            object.__setattr__(new, "end_scores", end_scores)
         return new
 
     def _key(self) -> tuple[Any, ...]:
@@ -236,6 +232,10 @@ class Transition:
         if choice == "RESET" and self.reset_state is not None:
             return self.reset_state
         return self.state
+
+
+#: The fields of a GameState, for ``GameState._successor``.
+_STATE_FIELDS = tuple(f.name for f in dataclasses.fields(GameState))
 
 
 class Game:
