@@ -55,17 +55,16 @@ def band_parts(
     (near zero the platform uses ``spin_floor``, see :func:`band_velocity`)."""
     dt = prm[c.P_DT]
     damp = prm[c.P_DAMP]
-    aw = abs(w)
-    wr = aw * prm[c.P_BAND_R]
-    rho = wr / sp
+    wr = abs(w) * prm[c.P_BAND_R]
     last = table.shape[1] - 1
-    fi = rho / (1.0 + rho) * last
+    fi = wr / (sp + wr) * last  # the table's s = rho / (1 + rho), rho = |w| r / v
     k = min(int(fi), last - 1)
     fr = fi - k
     q = sp * sp + wr * wr
     sg = 1.0 if w > 0.0 else -1.0
-    ex = vx / sp
-    ey = vy / sp
+    inv = 1.0 / sp  # two divisions an evaluation: they, and the square root, set its latency
+    ex = vx * inv
+    ey = vy * inv
     # table[reg, k, :] interpolated (indexed one number at a time: a row view costs more)
     d_lat = sg * (table[reg, k, 0] + fr * (table[reg, k + 1, 0] - table[reg, k, 0]))
     d_dec = table[reg, k, 1] + fr * (table[reg, k + 1, 1] - table[reg, k, 1])
@@ -157,15 +156,12 @@ def band_ticks(
     state[S_Y] = y + sixth * (
         (vy + hd * k1y) + 2.0 * (v2y + hd * k2y) + 2.0 * (v3y + hd * k3y) + (v4y + hd * k4y)
     )
-    # The end's correction -dt/2 (g(end) - g(start)), with g(end) first predicted by the slope,
-    # so that g is evaluated once, at the corrected end (the next step's first stage).
-    px, py, pw = hd * h * state[S_SLOPE], hd * h * state[S_SLOPE + 1], hd * h * state[S_SLOPE + 2]
-    state[S_VX] = vx + sixth * (k1x + 2.0 * k2x + 2.0 * k3x + k4x) - px
-    state[S_VY] = vy + sixth * (k1y + 2.0 * k2y + 2.0 * k3y + k4y) - py
-    state[S_W] = w + sixth * (k1w + 2.0 * k2w + 2.0 * k3w + k4w) - pw
+    state[S_VX] = vx + sixth * (k1x + 2.0 * k2x + 2.0 * k3x + k4x)
+    state[S_VY] = vy + sixth * (k1y + 2.0 * k2y + 2.0 * k3y + k4y)
+    state[S_W] = w + sixth * (k1w + 2.0 * k2w + 2.0 * k3w + k4w)
     set_rate(state, reg, mu, prm, table)
     dgx, dgy, dgw = state[S_G] - k1x, state[S_G + 1] - k1y, state[S_G + 2] - k1w
-    state[S_VX] -= hd * dgx - px
-    state[S_VY] -= hd * dgy - py
-    state[S_W] -= hd * dgw - pw
+    state[S_VX] -= hd * dgx
+    state[S_VY] -= hd * dgy
+    state[S_W] -= hd * dgw
     state[S_SLOPE], state[S_SLOPE + 1], state[S_SLOPE + 2] = dgx / h, dgy / h, dgw / h

@@ -131,12 +131,23 @@ MIN_STEP_TICKS = 4
 MIN_STEP_SPIN = 1e-3
 
 
+_U16 = np.uint64(0xFFFF)
+_S16, _S32, _S48 = np.uint64(16), np.uint64(32), np.uint64(48)
+_IRWIN_HALL_4 = math.sqrt(3.0) / 65536.0  # 4 uniforms on [0, 1): variance 1/3, scaled to 1
+
+
 @njit(cache=True, inline="always")
 def _normal(state: np.uint64) -> tuple[np.uint64, float]:
-    """A standard normal draw (Box-Muller) from the splitmix64 stream."""
-    state, u1 = _splitmix(state)
-    state, u2 = _splitmix(state)
-    return state, math.sqrt(-2.0 * math.log(1.0 - u1)) * math.cos(2.0 * math.pi * u2)
+    """A draw of mean 0 and variance 1, close to normal: the sum of four 16-bit uniforms
+    (Irwin-Hall) from one splitmix64 number."""
+    state = state + _GOLDEN
+    z = state
+    z = (z ^ (z >> _S30)) * _MIX1
+    z = (z ^ (z >> _S27)) * _MIX2
+    z = z ^ (z >> _S31)
+    total = float(z & _U16) + float((z >> _S16) & _U16) + float((z >> _S32) & _U16)
+    total += float(z >> _S48)
+    return state, (total - 131070.0) * _IRWIN_HALL_4
 
 
 @njit(cache=True, inline="always")
@@ -226,14 +237,16 @@ def _free_flight(
         swept = sweep_from >= 0 and tick >= sweep_from and y > sweep_limit
         m = 0
         if abs(w) > MIN_STEP_SPIN:
-            m = min(MAX_STEP_TICKS, max_ticks - tick, _ticks_before(free - travelled, step))
-            m = min(m, _ticks_before(min(x - prm[c.P_X_MIN], prm[c.P_X_MAX] - x), step))
-            m = min(m, _ticks_before(y - prm[c.P_Y_MIN], step))
+            # the nearest of: a possible contact, a side, the back line, the trigger, the end
+            # of sweeping (the stone covers less than ``step`` a tick)
+            room = min(free - travelled, x - prm[c.P_X_MIN], prm[c.P_X_MAX] - x)
+            room = min(room, y - prm[c.P_Y_MIN])
             if watch:
-                m = min(m, _ticks_before(y - trig_y, step))
+                room = min(room, y - trig_y)
             if swept:
-                m = min(m, _ticks_before(y - sweep_limit, step))
-            elif sweep_from > tick:
+                room = min(room, y - sweep_limit)
+            m = min(max_ticks - tick, _ticks_before(room, step))
+            if not swept and sweep_from > tick:
                 m = min(m, sweep_from - tick)
         if m >= MIN_STEP_TICKS:
             reg = fl.regime(sp, prm)
