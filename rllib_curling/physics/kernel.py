@@ -22,7 +22,8 @@ contacts resolved at their time of impact, then out-of-play stones are removed, 
 mid-sheet trigger is checked; this is the platform's order (script step, then PhysX step).
 
 Two fast paths do the same with less work: :func:`_free_flight` runs the thrown stone alone
-(band mode, nothing else moving) in local variables while it cannot reach any stone, and
+(band mode, nothing else moving) while it cannot reach any stone, in steps of many ticks
+(:mod:`rllib_curling.physics.flight`) between the ticks where something happens, and
 :func:`rllib_curling.physics.rigid.rigid_jump` moves stones that only slide after a contact
 by many ticks at once in closed form.
 
