@@ -57,13 +57,19 @@ _INV53 = 1.0 / 9007199254740992.0
 
 
 @njit(cache=True, inline="always")
-def _splitmix(state: np.uint64) -> tuple[np.uint64, float]:
-    """splitmix64 step: (next state, uniform float in [0, 1))."""
+def _splitmix_bits(state: np.uint64) -> tuple[np.uint64, np.uint64]:
+    """splitmix64 step: (next state, 64 random bits)."""
     state = state + _GOLDEN
     z = state
     z = (z ^ (z >> _S30)) * _MIX1
     z = (z ^ (z >> _S27)) * _MIX2
-    z = z ^ (z >> _S31)
+    return state, z ^ (z >> _S31)
+
+
+@njit(cache=True, inline="always")
+def _splitmix(state: np.uint64) -> tuple[np.uint64, float]:
+    """splitmix64 step: (next state, uniform float in [0, 1))."""
+    state, z = _splitmix_bits(state)
     return state, float(z >> _S11) * _INV53
 
 
@@ -141,11 +147,7 @@ _IRWIN_HALL_4 = math.sqrt(3.0) / 65536.0  # 4 uniforms on [0, 1): variance 1/3, 
 def _normal(state: np.uint64) -> tuple[np.uint64, float]:
     """A draw of mean 0 and variance 1, close to normal: the sum of four 16-bit uniforms
     (Irwin-Hall) from one splitmix64 number."""
-    state = state + _GOLDEN
-    z = state
-    z = (z ^ (z >> _S30)) * _MIX1
-    z = (z ^ (z >> _S27)) * _MIX2
-    z = z ^ (z >> _S31)
+    state, z = _splitmix_bits(state)
     total = float(z & _U16) + float((z >> _S16) & _U16) + float((z >> _S32) & _U16)
     total += float(z >> _S48)
     return state, (total - 131070.0) * _IRWIN_HALL_4
@@ -219,7 +221,7 @@ def _free_flight(
     travelled = 0.0
     result = 2
     st = np.empty(fl.N_STATE)  # the state of steps of many ticks (flight.S_*)
-    fl_reg, fl_mu, fl_base = -1, 0.0, 0.0  # what fl's g was computed for
+    fl_reg, fl_base = -1, 0.0  # regime and friction of the last step (its slope holds for them)
     while tick < max_ticks:
         sp = math.sqrt(vx * vx + vy * vy)
         if sp <= stop:
@@ -256,12 +258,10 @@ def _free_flight(
             if noise:
                 state, z = _normal(state)
             st[fl.S_X], st[fl.S_Y], st[fl.S_VX], st[fl.S_VY], st[fl.S_W] = x, y, vx, vy, w
+            fl.set_rate(st, reg, base, prm, table)
             if reg != fl_reg or base != fl_base:
-                fl.set_rate(st, reg, base, prm, table)
                 st[fl.S_SLOPE], st[fl.S_SLOPE + 1], st[fl.S_SLOPE + 2] = 0.0, 0.0, 0.0
-                fl_reg, fl_mu, fl_base = reg, base, base
-            else:
-                fl.set_rate(st, reg, fl_mu, prm, table)
+                fl_reg, fl_base = reg, base
             g = math.sqrt(st[fl.S_G] * st[fl.S_G] + st[fl.S_G + 1] * st[fl.S_G + 1])
             floor = _regime_floor(reg, prm)
             m = min(m, int(STEP_SPEED_SHARE * sp / (g * dt)), int(0.9 * (sp - floor) / (g * dt)))
@@ -271,7 +271,7 @@ def _free_flight(
                 mu = base + prm[c.P_MU_NOISE] * z / math.sqrt(3.0 * m)
                 st[fl.S_X], st[fl.S_Y], st[fl.S_VX], st[fl.S_VY], st[fl.S_W] = x, y, vx, vy, w
                 for k in range(3):
-                    st[fl.S_G + k] = g0[k] + (mu - fl_mu) * st[fl.S_DRY + k]
+                    st[fl.S_G + k] = g0[k] + (mu - base) * st[fl.S_DRY + k]  # g is linear in mu
                     st[fl.S_SLOPE + k] = slope[k]
                 fl.band_ticks(st, m, reg, mu, prm, table)
                 end = math.sqrt(st[fl.S_VX] * st[fl.S_VX] + st[fl.S_VY] * st[fl.S_VY])
@@ -283,11 +283,9 @@ def _free_flight(
                 if stride > 0:
                     _step_frames(traj, stride, ctx, pos, mode, slot, tick, m, dt, x, y, vx, vy, st)
                 x, y, vx, vy, w = st[fl.S_X], st[fl.S_Y], st[fl.S_VX], st[fl.S_VY], st[fl.S_W]
-                fl_mu = mu
                 travelled += step * m
                 tick += m
                 continue
-            fl_reg = -1  # the ticks below change the state: g is recomputed next time
         # -- one tick ---------------------------------------------------------------------
         mu, sweep_from = _friction_mu(y, tick, sweep_from, sweep_limit, prm)
         if noise:
@@ -298,7 +296,7 @@ def _free_flight(
         y += vy * dt
         travelled += step
         tick += 1
-        fl_reg = -1
+        fl_reg = -1  # after a single tick the next step starts without a slope
         if x <= prm[c.P_X_MIN] or x >= prm[c.P_X_MAX] or y <= prm[c.P_Y_MIN]:
             vx, vy, w = 0.0, 0.0, 0.0
             mode[slot] = OUT
