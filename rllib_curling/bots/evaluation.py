@@ -159,7 +159,7 @@ def end_branches(
     from rllib_curling.bots import evaluation_kernel  # numba: imported on first use
 
     positions = np.ascontiguousarray(positions, dtype=np.float64)
-    lam = KAPPA / (KAPPA + ctx.n_left - 1) if ctx.n_left not in (0, 1) else 0.0  # unused there
+    lam = _lead_weight(ctx.n_left) if ctx.n_left >= 2 else 0.0  # the kernel uses it from 2 on
     hammer = HAMMER_VALUE if ctx.hammer else -HAMMER_VALUE
     share = ctx.n_left / (sheet.STONES_PER_END - 1)
     sign = -1.0 if ctx.hammer else 1.0
@@ -186,11 +186,16 @@ def end_branches_numpy(
         q = np.where(s > 0, q, np.where(s < 0, *LAST_STONE_Q))
         values = np.stack([s, hit], axis=-1)
     else:
-        lam = KAPPA / (KAPPA + ctx.n_left - 1)
+        lam = _lead_weight(ctx.n_left)
         hammer = HAMMER_VALUE if ctx.hammer else -HAMMER_VALUE
         rest = (1 - lam) * hammer + _strategy(positions, dist, mine, ctx)
         values = lam * np.stack([s, np.where(s > 0, s_wo, s)], axis=-1) + rest[:, None]
     return values, np.stack([1 - q, q], axis=-1)
+
+
+def _lead_weight(n_left: int) -> float:
+    """``lam``: how much the score now counts with ``n_left`` >= 2 stones still to come."""
+    return KAPPA / (KAPPA + n_left - 1)
 
 
 def win_value(values: np.ndarray, probs: np.ndarray, ctx: EvalContext) -> np.ndarray:
