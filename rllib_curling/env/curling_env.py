@@ -173,8 +173,6 @@ class CurlingEnv(gym.Env):
         self._connections = 0
         self._generation = 0
         self._throw: Throw | None = None  # sent by send_action, awaiting finish_step
-        #: What ``poll_step`` saw first: the client's event, or the silence ``time_out`` noted.
-        self._event: str | PeerTimeoutError | None = None
         self._weights = self.config.opponents  # {opponent: weight}, set_opponents changes it
         self._opponent: int | str = next(iter(self._weights))  # of the current connection
         self._games_with_opponent = 0  # games started against it on this connection
@@ -267,7 +265,7 @@ class CurlingEnv(gym.Env):
             self._client.close()
             self._client = None
         self._in_game = False
-        self._throw = self._event = None
+        self._throw = None
         self._games_with_opponent = 0
 
     # -- Gymnasium API -----------------------------------------------------------------------
@@ -328,33 +326,6 @@ class CurlingEnv(gym.Env):
             raise self._server.lost(exc, "step()") from exc
         self._throw = throw
 
-    def poll_step(self) -> bool:
-        """Between ``send_action`` and ``finish_step``, without waiting: handle what the server
-        has sent so far (a MOTIONINFO is answered at once); True when ``finish_step`` will not
-        wait (our turn or the game's end came, or the connection failed: ``finish_step``
-        raises it). ``CurlingVectorEnv`` polls every sub-env so, so that no room of its server
-        waits for a reply while this process waits on another room."""
-        client = self._client
-        if self._event is not None or client is None or self._throw is None:
-            return True
-        try:
-            self._event = client.poll(0.0)
-        except ConnectionLostError:
-            return True
-        return self._event is not None
-
-    def time_out(self, seconds: float) -> None:
-        """The caller has waited ``seconds`` for this env's server in vain (``CurlingVectorEnv``
-        waits for all its sub-envs at once): ``finish_step`` raises that, without waiting again."""
-        if self._event is None and self._client is not None:
-            self._event = PeerTimeoutError(
-                f"no message from {self._client.address} for {seconds:g} s", seconds
-            )
-
-    def fileno(self) -> int:
-        """The socket of this env's connection (-1 when not connected), for ``select``."""
-        return self._client.fileno() if self._client is not None else -1
-
     def finish_step(self) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """The second half of ``step``: wait for our next turn (or the game's end)."""
         client = self._client
@@ -362,12 +333,8 @@ class CurlingEnv(gym.Env):
         if client is None or throw is None:
             raise RuntimeError("finish_step() called without send_action()")
         self._throw = None
-        event, self._event = self._event, None
         try:
-            if isinstance(event, PeerTimeoutError):
-                raise event
-            if event is None:
-                event = client.wait_turn()
+            event = client.wait_turn()
         except ConnectionLostError as exc:
             self._drop_connection()
             raise self._server.lost(exc, "step()") from exc

@@ -41,7 +41,6 @@ entry point), a ``CurlingEnv`` otherwise.
 
 from __future__ import annotations
 
-import select
 from typing import Any
 
 import gymnasium as gym
@@ -137,10 +136,9 @@ class CurlingVectorEnv(gym.vector.VectorEnv):
             None if self._autoreset[i] else check_action(actions[i], self.single_action_space)
             for i in range(self.num_envs)
         ]  # all checked before any is sent
-        stepped = [(env, row) for env, row in zip(self.envs, rows, strict=True) if row is not None]
-        for env, action in stepped:
-            env.send_action(action)
-        self._serve([env for env, _ in stepped])
+        for env, action in zip(self.envs, rows, strict=True):
+            if action is not None:
+                env.send_action(action)
         observations = []
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         terminateds = np.zeros(self.num_envs, dtype=bool)
@@ -155,24 +153,6 @@ class CurlingVectorEnv(gym.vector.VectorEnv):
             infos = self._add_info(infos, info, i)
         self._autoreset = terminateds | truncateds
         return self._batch(observations), rewards, terminateds, truncateds, infos
-
-    @staticmethod
-    def _serve(envs: list[CurlingEnv]) -> None:
-        """Answer every sub-env's server messages as they come (``CurlingEnv.poll_step``) until
-        each has its turn back, so that the server's rooms play on in parallel instead of one
-        after the other. Errors, and a silence as long as the envs' timeout, are left to
-        ``finish_step`` to raise."""
-        waiting = envs
-        while waiting:
-            waiting = [env for env in waiting if not env.poll_step()]
-            if not waiting:
-                return
-            timeout = max(env.config.reply_timeout() for env in waiting)
-            ready, _, _ = select.select([env.fileno() for env in waiting], [], [], timeout)
-            if not ready:
-                for env in waiting:
-                    env.time_out(timeout)
-                return
 
     def close_extras(self, **kwargs: Any) -> None:
         for env in getattr(self, "envs", ()):  # not set when the constructor raised
