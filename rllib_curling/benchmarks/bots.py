@@ -16,6 +16,9 @@ import time
 
 import numpy as np
 
+#: Issue 24's targets: the median decision time (ms) of the search levels on 2 cores.
+TARGET_MEDIAN_MS = {6: 2.0, 7: 7.0, 8: 15.0}
+
 
 def positions(games: int, seed: int) -> list:  # list[GameState]
     """Game states of ``games`` level-3 games (one per stone thrown)."""
@@ -74,9 +77,15 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(f"decision time per shot over {len(states)} positions (ms), {threads} engine "
               "thread(s) (NUMBA_NUM_THREADS):")  # fmt: skip
-        print("level  median     p90     max")
+        print("level  median     p90     max  target (median)")
         for level, row in result.items():
+            target = TARGET_MEDIAN_MS.get(int(level))
+            verdict = (
+                "" if target is None
+                else f"  <= {target:g}: {'met' if row['median_ms'] <= target else 'NOT met'}"
+            )  # fmt: skip
             print(
                 f"{level:>5}  {row['median_ms']:6.2f}  {row['p90_ms']:6.2f}  {row['max_ms']:6.2f}"
+                f"{verdict}"
             )
     return 0

@@ -25,6 +25,9 @@ from typing import Any
 
 import numpy as np
 
+#: Issue 24's target: the vector env's steps per second over the direct path's.
+TARGET_VECTOR_OVER_DIRECT = 0.9
+
 
 def _tcp_steps_per_s(games: int, seed: int) -> float:
     from rllib_curling.env import CurlingEnv
@@ -136,4 +139,6 @@ def main(argv: list[str] | None = None) -> int:
             f"TCP / direct: {result['tcp_over_direct']:.2f}; "
             f"TCP vector / direct: {result['vector_over_direct']:.2f}"
         )
+        verdict = "met" if result["vector_over_direct"] >= TARGET_VECTOR_OVER_DIRECT else "NOT met"
+        print(f"target TCP vector / direct >= {TARGET_VECTOR_OVER_DIRECT}: {verdict}")
     return 0
