@@ -1,0 +1,121 @@
+"""``curling dataset OUT``: teacher games as RLlib offline data (``rl.dataset``), for BC/MARWIL.
+
+Plays ``--games`` games of a teacher level against ``--opponents`` in parallel Ray tasks and
+writes one Parquet shard per ``--games-per-shard`` games into ``OUT``; run it again with the same
+settings to resume (finished shards are kept). A line per shard goes to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+from rllib_curling.cli.options import positive_int
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    from rllib_curling.offline.dataset import DatasetConfig
+
+    d = DatasetConfig()
+    p = sub.add_parser(
+        "dataset",
+        help="write a teacher's games as RLlib offline data (BC, MARWIL)",
+        description="Play a teacher level against opponent levels (a pair of games each in "
+        "turn, the hammer alternating) and write every teacher turn as a row of RLlib's "
+        "columnar offline format (Parquet): observation, the nearest shot template by outcome, "
+        "reward, next observation, plus the teacher's throw, every template's value (soft "
+        "targets), the end's points and the game's result. Games run as Ray tasks (all cores, "
+        "or a cluster with --address); an interrupted run resumes with the same command. "
+        "Read it with BCConfig().offline_data(input_=[OUT]) or rllib train -f "
+        "tune_configs/bc.yaml.",
+    )
+    p.add_argument("out", metavar="OUT", help="the dataset folder (created; resumed if there)")
+    p.add_argument("--teacher", type=int, default=d.teacher, help=f"teacher level ({d.teacher})")
+    p.add_argument(
+        "--opponents", default=",".join(map(str, d.opponents)),
+        help=f"opponent levels, in turn ({','.join(map(str, d.opponents))})",
+    )  # fmt: skip
+    p.add_argument("--games", type=positive_int, default=d.games, help=f"games ({d.games})")
+    p.add_argument("--ends", type=positive_int, default=d.ends, help=f"ends per game ({d.ends})")
+    p.add_argument(
+        "--games-per-shard", type=positive_int, default=d.games_per_shard,
+        help=f"games per Ray task and Parquet shard ({d.games_per_shard})",
+    )  # fmt: skip
+    p.add_argument("--seed", type=int, default=d.seed, help=f"seed of the games ({d.seed})")
+    p.add_argument("--address", default=None, help="a Ray cluster to run on (default: a local Ray)")
+    p.add_argument("--json", action="store_true", help="print a JSON summary at the end")
+    p.set_defaults(func=run)
+
+
+def _levels(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise ValueError(f"--opponents takes levels like 4,6,8, got {text!r}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    from rllib_curling.errors import ConfigError
+    from rllib_curling.offline.dataset import DatasetConfig, generate, pending_shards
+
+    try:
+        config = DatasetConfig(
+            teacher=args.teacher, opponents=_levels(args.opponents), games=args.games,
+            ends=args.ends, games_per_shard=args.games_per_shard, seed=args.seed,
+        )  # fmt: skip
+    except (ConfigError, ValueError) as exc:
+        print(f"curling dataset: {exc}", file=sys.stderr)
+        return 2
+    start = time.perf_counter()
+    _init_ray(args.address)
+    try:
+        from pathlib import Path
+
+        todo = len(pending_shards(Path(args.out).expanduser(), config))
+        print(
+            f"curling dataset: level {config.teacher} against {config.opponents}, "
+            f"{config.games} games in {config.shards} shards; {todo} to play",
+            file=sys.stderr, flush=True,
+        )  # fmt: skip
+        summaries = generate(args.out, config, progress=_progress_line(start, todo))
+    except ConfigError as exc:
+        print(f"curling dataset: {exc}", file=sys.stderr)
+        return 2
+    rows = sum(s["rows"] for s in summaries)
+    result = {"out": args.out, "shards_played": len(summaries), "rows": rows,
+              "seconds": round(time.perf_counter() - start, 1)}  # fmt: skip
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(f"{args.out}: {len(summaries)} shards played now, {rows} rows, "
+              f"{result['seconds']:.0f} s")  # fmt: skip
+    return 0
+
+
+def _init_ray(address: str | None) -> None:
+    import logging
+
+    import ray
+    import ray.data
+
+    ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    ray.data.DataContext.get_current().enable_progress_bars = False
+    logging.getLogger("ray.data").setLevel(logging.WARNING)
+
+
+def _progress_line(start: float, todo: int) -> Any:
+    def progress(summary: dict[str, Any], done: int, total: int) -> None:
+        played = done - (total - todo)
+        elapsed = time.perf_counter() - start
+        eta = elapsed / played * (todo - played) if played else 0.0
+        print(
+            f"shard {done}/{total}: {summary['games']} games, {summary['rows']} rows, teacher "
+            f"scores {100 * summary['score_rate']:.0f} %, {summary['seconds']:.0f} s  "
+            f"[{elapsed / 60:.1f} min, about {eta / 60:.1f} min left]",
+            file=sys.stderr, flush=True,
+        )  # fmt: skip
+
+    return progress

@@ -1,0 +1,9 @@
+"""Offline data for RLlib's offline algorithms (BC, MARWIL): a teacher's games as rows.
+
+| module      | what it holds                                                              |
+|-------------|----------------------------------------------------------------------------|
+| ``dataset`` | ``DatasetConfig``, a teacher game's rows, the shards on disk (``generate``) |
+
+Importing it imports neither Ray nor torch (``generate`` and the readers import Ray when
+called), so the command line can read its defaults.
+"""

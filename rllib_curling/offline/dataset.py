@@ -1,0 +1,301 @@
+"""Teacher games as RLlib offline data (``curling dataset``): what BC and MARWIL train on.
+
+A **teacher** (a built-in level, e.g. 8, the deepest search) plays ``games`` games against a mix
+of ``opponents`` (levels, a pair of games each in turn: one with the hammer, one without), on the
+engine directly (no server), in parallel Ray tasks of ``games_per_shard`` games. Each teacher
+turn becomes one row of RLlib's columnar offline format (Ray 2.60, ``OfflinePreLearner``), as
+``CurlingEnv`` with ``action="discrete"`` would have recorded it from the teacher's seat:
+
+| column          | shape, type      | what                                                 |
+|-----------------|------------------|------------------------------------------------------|
+| ``eps_id``      | str              | one episode per game: ``"<seed>-<game>"``            |
+| ``obs``         | (OBS_SIZE,) f32  | ``observation.encode_observation``, teacher's view   |
+| ``actions``     | int64            | the template nearest the teacher's throw by outcome  |
+| ``rewards``     | f32              | the env's reward of the step (``env.rewards``; the   |
+|                 |                  | config's ``reward`` and ``score_weight``)            |
+| ``new_obs``     | (OBS_SIZE,) f32  | the teacher's next observation (at the end: the last)|
+| ``terminateds`` | bool             | the game ended after this turn                       |
+| ``truncateds``  | bool             | always False                                         |
+| ``throw``       | (4,) f32         | the teacher's own throw ``(v, h, w, sweep)``         |
+| ``action_values``| (N,) f32        | every template's value to the teacher (level 8's     |
+|                 |                  | judgement of its noise-free outcome): soft targets   |
+| ``end_points``  | f32              | the teacher's points in this turn's end              |
+| ``result``      | f32              | the game's result for the teacher: 1, 0.5 or 0       |
+
+"Nearest by outcome": the teacher's throw and every template are simulated without noise and
+the rules applied; the template whose resting position is closest (the sum of the stones'
+displacements) is the action. ``label_agreement`` in a shard's summary says how often the
+nearest template also has the teacher's best judged value.
+
+Output: ``out/shard-00000/`` … (Parquet, ``ray.data``'s ``write_parquet``), each written to a
+``.partial`` folder and renamed when complete, so an interrupted run resumes where it stopped
+(``generate`` skips finished shards). ``out/dataset.json`` records the config; a run with another
+config refuses to mix into it. Read it with ``BCConfig().offline_data(input_=[out])``.
+
+Seeds: game ``g`` draws from ``numpy.random.default_rng([DATASET_SEED_TAG, seed, g])``, a stream
+no evaluation uses (``rllib evaluate`` seeds servers with plain integers).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rllib_curling import observation
+from rllib_curling.errors import ConfigError
+
+#: First word of every game's seed: keeps dataset games apart from any other seeded games.
+DATASET_SEED_TAG = 7_245_001
+#: ``result`` of a game for the teacher.
+RESULT_VALUE = {"WIN": 1.0, "DRAW": 0.5, "LOSE": 0.0}
+CONFIG_FILE = "dataset.json"
+
+
+@dataclass(frozen=True)
+class DatasetConfig:
+    """What ``generate`` plays: ``teacher`` level against ``opponents`` in turn (a pair of games
+    each), ``games`` games of ``ends`` ends, ``games_per_shard`` games per Ray task and file."""
+
+    teacher: int = 8
+    opponents: tuple[int, ...] = (4, 6, 8)
+    games: int = 200
+    ends: int = 4
+    games_per_shard: int = 10
+    seed: int = 0
+    #: The ``rewards`` column: ``CurlingEnv``'s ``reward`` and ``score_weight`` (as the README's
+    #: main job, ``tune_configs/ppo.yaml``, trains with).
+    reward: str = "win_score"
+    score_weight: float = 0.1
+
+    def __post_init__(self) -> None:
+        from rllib_curling.bots import check_level
+        from rllib_curling.env.config import CurlingEnvConfig
+
+        CurlingEnvConfig(reward=self.reward, score_weight=self.score_weight)  # checks them
+        check_level(self.teacher, "teacher")
+        if not self.opponents:
+            raise ConfigError("opponents: at least one level is needed")
+        for level in self.opponents:
+            check_level(level, "opponent")
+        for name in ("games", "ends", "games_per_shard"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"{name} must be an int >= 1, got {value!r}")
+
+    @property
+    def shards(self) -> int:
+        return -(-self.games // self.games_per_shard)
+
+    def shard_games(self, shard: int) -> range:
+        start = shard * self.games_per_shard
+        return range(start, min(start + self.games_per_shard, self.games))
+
+    def opponent_of(self, game: int) -> int:
+        """Each opponent plays a pair of games in turn (hammer alternating within the pair)."""
+        return self.opponents[(game // 2) % len(self.opponents)]
+
+
+# -- one game -------------------------------------------------------------------------------------
+
+
+def teacher_observation(state: Any, seat: int) -> np.ndarray:
+    """``CurlingEnv``'s observation of ``state`` (a ``GameState``) for the player in ``seat``."""
+    mine, theirs = state.totals if seat == 0 else state.totals[::-1]
+    return observation.encode_observation(
+        state.position, state.shot, state.end, state.config.ends, state.seat_parity(seat),
+        mine - theirs,
+    )  # fmt: skip
+
+
+def template_throws(state: Any) -> np.ndarray:
+    """(N, 4) every shot template's throw for the player about to throw in ``state``."""
+    from rllib_curling.aiming.tables import shot_tables
+    from rllib_curling.aiming.templates import TEMPLATES, template_throw
+
+    tables = shot_tables()
+    parity = state.seat_parity(state.next_seat)
+    return np.array(
+        [
+            template_throw(i, state.position, parity, tables, state.shot)
+            for i in range(len(TEMPLATES))
+        ],
+        dtype=np.float64,
+    )
+
+
+def label_throw(state: Any, throw: Sequence[float], judge: Any) -> tuple[int, np.ndarray]:
+    """The template nearest ``throw`` by outcome, and every template's value to the thrower
+    judged by ``judge`` (a search bot's ``values``; noise off)."""
+    from rllib_curling.bots.search import outcomes
+
+    templates = template_throws(state)
+    values, positions = judge.values(state, templates, None)
+    target, _ = outcomes(state, np.asarray(throw, dtype=np.float64)[None], None)
+    distance = np.linalg.norm(positions - target, axis=2).sum(axis=1)  # (N,)
+    return int(np.argmin(distance)), values.astype(np.float32)
+
+
+def play_teacher_game(
+    teacher: Any, opponent: Any, judge: Any, seat: int, config: DatasetConfig,
+    rng: np.random.Generator, eps_id: str,
+) -> list[dict[str, Any]]:  # fmt: skip
+    """One game, ``teacher`` in ``seat``: the rows of the teacher's turns (module table)."""
+    from rllib_curling.bots.matches import play_game
+    from rllib_curling.env.rewards import game_reward
+    from rllib_curling.game import GameConfig
+
+    rows: list[dict[str, Any]] = []
+    turns: list[Any] = []  # the state at each teacher turn
+    last: list[Any] = []
+
+    def on_shot(state: Any, throw: tuple[float, ...]) -> None:
+        if state.next_seat != seat:
+            return
+        action, values = label_throw(state, throw, judge)
+        turns.append(state)
+        rows.append({
+            "eps_id": eps_id, "obs": teacher_observation(state, seat), "actions": action,
+            "throw": np.asarray(throw, dtype=np.float32), "action_values": values,
+        })  # fmt: skip
+
+    def on_throw(_t: Any, state: Any, _throw: Any, _ice: Any) -> None:
+        last[:] = [state]
+
+    players = (teacher, opponent) if seat == 0 else (opponent, teacher)
+    play_game(players, GameConfig(ends=config.ends), rng, on_shot=on_shot, on_throw=on_throw)
+    final = last[0]
+    scores = [s[seat] - s[1 - seat] for s in final.end_scores]
+    result = final.result_for(seat)
+    for k, row in enumerate(rows):
+        done = k == len(rows) - 1
+        after = final if done else turns[k + 1]
+        finished = scores[len(turns[k].end_scores) : len(after.end_scores)]
+        reward = game_reward(config.reward, finished, result, done, config.score_weight)
+        row.update(
+            rewards=np.float32(reward),
+            new_obs=teacher_observation(after, seat),
+            terminateds=done, truncateds=False,
+            end_points=np.float32(scores[turns[k].end]),
+            result=np.float32(RESULT_VALUE[result]),
+        )  # fmt: skip
+    return rows
+
+
+def shard_rows(config: DatasetConfig, shard: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The rows of shard ``shard``'s games and a summary (games, rows, results, seconds)."""
+    from rllib_curling.bots import make_bot
+    from rllib_curling.bots.search import SearchBot
+
+    start = time.perf_counter()
+    teacher, judge = make_bot(config.teacher), SearchBot(8)
+    opponents = {level: make_bot(level) for level in set(config.opponents)}
+    rows: list[dict[str, Any]] = []
+    results: list[float] = []
+    for game in config.shard_games(shard):
+        rng = np.random.default_rng([DATASET_SEED_TAG, config.seed, game])
+        seat = game % 2
+        eps = f"{config.seed}-{game}"
+        game_rows = play_teacher_game(
+            teacher, opponents[config.opponent_of(game)], judge, seat, config, rng, eps
+        )
+        rows += game_rows
+        results.append(float(game_rows[-1]["result"]))
+    best = [int(np.argmax(r["action_values"]) == r["actions"]) for r in rows]
+    summary = {
+        "shard": shard, "games": len(results), "rows": len(rows),
+        "score_rate": float(np.mean(results)), "label_agreement": float(np.mean(best)),
+        "seconds": time.perf_counter() - start,
+    }  # fmt: skip
+    return rows, summary
+
+
+# -- the dataset on disk --------------------------------------------------------------------
+
+
+def shard_dir(out: Path, shard: int) -> Path:
+    return out / f"shard-{shard:05d}"
+
+
+def check_config(out: Path, config: DatasetConfig) -> None:
+    """Write ``out/dataset.json``, or check that the data already there was made so."""
+    path = out / CONFIG_FILE
+    wanted = asdict(config)
+    wanted["opponents"] = list(config.opponents)
+    if path.exists():
+        have = json.loads(path.read_text())
+        if have != wanted:
+            changed = ", ".join(sorted(k for k in wanted if have.get(k) != wanted[k]))
+            raise ConfigError(
+                f"{out} holds a dataset made with other settings ({changed} differ: {have}); "
+                "use another folder or the same settings to resume it"
+            )
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(wanted, indent=1) + "\n")
+
+
+def write_shard(out: Path, shard: int, rows: list[dict[str, Any]]) -> None:
+    """Write one shard's rows (``ray.data`` Parquet) to a partial folder, then rename it."""
+    import ray.data
+
+    final = shard_dir(out, shard)
+    partial = out.parent / f".{out.name}.partial" / final.name
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.parent.mkdir(parents=True, exist_ok=True)
+    ray.data.from_items(rows).write_parquet(str(partial))
+    os.replace(partial, final)
+    try:
+        partial.parent.rmdir()  # when no other shard is being written
+    except OSError:
+        pass
+
+
+def pending_shards(out: Path, config: DatasetConfig) -> list[int]:
+    return [k for k in range(config.shards) if not shard_dir(out, k).exists()]
+
+
+def generate(
+    out: str | os.PathLike[str],
+    config: DatasetConfig,
+    progress: Callable[[dict[str, Any], int, int], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Play and write every shard not written yet (Ray tasks, one CPU each); the shards'
+    summaries in the order they finished. ``progress(summary, done, total)`` after each."""
+    import ray
+
+    path = Path(out).expanduser()
+    check_config(path, config)
+    todo = pending_shards(path, config)
+    done = config.shards - len(todo)
+    if not todo:
+        return []
+    if not ray.is_initialized():
+        ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False)
+    task = ray.remote(num_cpus=1)(shard_rows)
+    waiting = {task.remote(config, shard): shard for shard in todo}
+    summaries: list[dict[str, Any]] = []
+    while waiting:
+        ready, _ = ray.wait(list(waiting), num_returns=1)
+        shard = waiting.pop(ready[0])
+        rows, summary = ray.get(ready[0])
+        write_shard(path, shard, rows)
+        done += 1
+        summaries.append(summary)
+        if progress is not None:
+            progress(summary, done, config.shards)
+    return summaries
+
+
+def read_rows(out: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
+    """Every row of a dataset (``ray.data.read_parquet``), for checks and small tools."""
+    import ray.data
+
+    yield from ray.data.read_parquet(str(Path(out).expanduser())).iter_rows()

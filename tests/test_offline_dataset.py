@@ -1,0 +1,174 @@
+"""offline.dataset: a teacher's games as RLlib's columnar rows (the env's observation, the nearest
+template by outcome, the env's rewards), shards on disk that resume, ``curling dataset``."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rllib_curling.bots import make_bot
+from rllib_curling.bots.search import SearchBot, outcomes
+from rllib_curling.errors import ConfigError
+from rllib_curling.game import Game, GameConfig
+from rllib_curling.offline.dataset import (
+    DatasetConfig,
+    generate,
+    label_throw,
+    play_teacher_game,
+    read_rows,
+    shard_dir,
+    template_throws,
+)
+
+pytestmark = pytest.mark.timeout(600)
+
+#: A cheap teacher (the template search) against the button drawer, 1-end games.
+SMALL = DatasetConfig(teacher=5, opponents=(2,), games=4, ends=1, games_per_shard=2)
+COLUMNS = {"eps_id", "obs", "actions", "rewards", "new_obs", "terminateds", "truncateds"}
+
+
+def _game(seat: int, config: DatasetConfig = SMALL, seed: int = 3) -> list[dict]:
+    teacher, opponent = make_bot(config.teacher), make_bot(config.opponents[0])
+    rng = np.random.default_rng(seed)
+    return play_teacher_game(teacher, opponent, SearchBot(8), seat, config, rng, "g")
+
+
+def _mid_end_state():
+    state = Game.init(GameConfig(ends=2))
+    rng = np.random.default_rng(0)
+    bot = make_bot(3)
+    for _ in range(6):
+        state = Game.step(state, bot.choose(state, rng), rng).state
+    return state
+
+
+@pytest.fixture(scope="module")
+def ray_session() -> Iterator[None]:
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_play_teacher_game__one_row_per_teacher_stone_in_rllib_columns(seat: int) -> None:
+    rows = _game(seat)
+    assert len(rows) == 8  # one end: the teacher's 8 stones
+    assert COLUMNS <= set(rows[0])
+    assert [r["terminateds"] for r in rows] == [False] * 7 + [True]
+    assert not any(r["truncateds"] for r in rows)
+    for before, after in zip(rows, rows[1:], strict=False):
+        np.testing.assert_array_equal(before["new_obs"], after["obs"])
+    assert all(0 <= r["actions"] < len(r["action_values"]) for r in rows)
+
+
+def test_play_teacher_game__rewards_are_the_envs_win_score() -> None:
+    rows = _game(0, seed=11)
+    points = float(rows[-1]["end_points"])
+    result = float(rows[-1]["result"])
+    outcome = {1.0: 1.0, 0.5: 0.0, 0.0: -1.0}[result]
+    assert [float(r["rewards"]) for r in rows[:-1]] == [0.0] * 7  # the end is scored at its last
+    assert float(rows[-1]["rewards"]) == pytest.approx(outcome + SMALL.score_weight * points)
+    assert (points > 0) == (result == 1.0) and (points < 0) == (result == 0.0)
+
+
+def test_play_teacher_game__first_observation_is_the_envs_reset_observation() -> None:
+    from rllib_curling.env import CurlingEnv
+
+    env = CurlingEnv({"opponent": 2, "ends": 1, "action": "discrete"})
+    try:
+        obs, info = env.reset(seed=4)
+    finally:
+        env.close()
+    seat = info["seat"]
+    np.testing.assert_array_equal(_game(seat)[0]["obs"], obs)
+
+
+def test_label_throw__a_templates_own_throw_is_labelled_by_its_outcome() -> None:
+    state = _mid_end_state()
+    judge = SearchBot(8)
+    templates = template_throws(state)
+    ends, _ = outcomes(state, templates, None)
+    for index in (0, 10, 20, 37, len(templates) - 1):
+        label, values = label_throw(state, templates[index], judge)
+        assert values.shape == (len(templates),)
+        np.testing.assert_allclose(ends[label], ends[index], atol=1e-9)  # same resting place
+
+
+def test_label_throw__values_are_the_judges() -> None:
+    state = _mid_end_state()
+    judge = SearchBot(8)
+    _, values = label_throw(state, template_throws(state)[0], judge)
+    expected, _ = judge.values(state, template_throws(state), None)
+    np.testing.assert_allclose(values, expected, rtol=1e-6)
+
+
+def test_dataset_config__refuses_bad_settings() -> None:
+    with pytest.raises(ConfigError, match="games must be an int >= 1"):
+        DatasetConfig(games=0)
+    with pytest.raises(ConfigError, match="opponents"):
+        DatasetConfig(opponents=())
+    with pytest.raises(ConfigError, match="reward"):
+        DatasetConfig(reward="points")
+    with pytest.raises(ValueError, match="teacher"):
+        DatasetConfig(teacher=9)
+
+
+def test_generate__writes_shards_rllib_reads_and_resumes(ray_session: None, tmp_path: Path) -> None:
+    out = tmp_path / "data"
+    lines: list[tuple[int, int]] = []
+    summaries = generate(out, SMALL, progress=lambda s, done, total: lines.append((done, total)))
+    assert lines == [(1, 2), (2, 2)]
+    rows = list(read_rows(out))
+    assert len(rows) == sum(s["rows"] for s in summaries) == SMALL.games * 8
+    assert COLUMNS <= set(rows[0]) and rows[0]["obs"].shape == rows[0]["new_obs"].shape
+    assert len({r["eps_id"] for r in rows}) == SMALL.games
+    assert json.loads((out / "dataset.json").read_text())["teacher"] == SMALL.teacher
+    # Resumed: a lost shard is played again, and only it, with the same games.
+    before = sorted((r["eps_id"], float(r["rewards"]), int(r["actions"])) for r in rows)
+    import shutil
+
+    shutil.rmtree(shard_dir(out, 1))
+    again = generate(out, SMALL)
+    assert [s["shard"] for s in again] == [1]
+    after = sorted((r["eps_id"], float(r["rewards"]), int(r["actions"])) for r in read_rows(out))
+    assert after == before
+    assert generate(out, SMALL) == []
+    with pytest.raises(ConfigError, match="other settings"):
+        generate(out, dataclasses.replace(SMALL, teacher=6))
+
+
+def test_generate__rllib_offline_data_reads_the_rows(ray_session: None, tmp_path: Path) -> None:
+    from ray.rllib.algorithms.bc import BCConfig
+
+    from rllib_curling.env.spaces import observation_space
+
+    out = tmp_path / "data"
+    generate(out, dataclasses.replace(SMALL, games=2))
+    import gymnasium as gym
+
+    config = (
+        BCConfig()
+        .environment(observation_space=observation_space(), action_space=gym.spaces.Discrete(65))
+        .offline_data(
+            input_=[str(out)],
+            dataset_num_iters_per_learner=1,
+            # RLlib's default, two pre-learner actors of a CPU each, leaves no CPU of 2 to read.
+            map_batches_kwargs={"concurrency": 1},
+        )
+        .training(train_batch_size_per_learner=8)
+    )
+    algo = config.build_algo()
+    try:
+        result = algo.train()
+    finally:
+        algo.stop()
+    assert result["learners"]["default_policy"]["num_module_steps_trained"] >= 8
