@@ -29,8 +29,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "reward, next observation, plus the teacher's throw, every template's value (soft "
         "targets), the end's points and the game's result. Games run as Ray tasks (all cores, "
         "or a cluster with --address); an interrupted run resumes with the same command. "
-        "Read it with BCConfig().offline_data(input_=[OUT]) or rllib train -f "
-        "tune_configs/bc.yaml.",
+        "Read it with RLlib's BCConfig().offline_data(input_=[OUT]).",
     )
     p.add_argument("out", metavar="OUT", help="the dataset folder (created; resumed if there)")
     p.add_argument("--teacher", type=int, default=d.teacher, help=f"teacher level ({d.teacher})")
@@ -76,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
 
         todo = len(pending_shards(Path(args.out).expanduser(), config))
         print(
-            f"curling dataset: level {config.teacher} against {config.opponents}, "
+            f"curling dataset: level {config.teacher} against levels "
+            f"{', '.join(map(str, config.opponents))}, "
             f"{config.games} games in {config.shards} shards; {todo} to play",
             file=sys.stderr, flush=True,
         )  # fmt: skip
@@ -102,8 +102,8 @@ def _init_ray(address: str | None) -> None:
     import ray.data
 
     ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    logging.getLogger("ray.data").setLevel(logging.ERROR)
     ray.data.DataContext.get_current().enable_progress_bars = False
-    logging.getLogger("ray.data").setLevel(logging.WARNING)
 
 
 def _progress_line(start: float, todo: int) -> Any:
