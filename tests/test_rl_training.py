@@ -187,7 +187,7 @@ def test_load_policy__from_a_tune_trial_checkpoint(ray_session: None, tmp_path: 
     from ray import tune
 
     start = time.perf_counter()
-    assert training.register_trainables() == ["PPO", "DQN", "IMPALA", "APPO"]
+    assert training.register_trainables() == ["PPO", "DQN", "IMPALA", "APPO", "BC", "MARWIL"]
     config = _small(training.algorithm_config("ppo", env=FAKE_ENV, num_env_runners=0), "PPO")
     results = tune.Tuner(
         "PPO",  # a string: resolved through register_trainables()

@@ -185,3 +185,27 @@ def load_policy(
     policy.module = module  # type: ignore[attr-defined]
     policy.action_space = space  # type: ignore[attr-defined]
     return policy
+
+
+def start_module_from(algorithm: Any, checkpoint: Any, module_id: str = "default_policy") -> None:
+    """Load the policy of ``checkpoint`` (``module_checkpoint_dir``: a single-agent run's
+    ``default_policy`` or a league's ``"main"``; any algorithm's curling module, BC's and
+    MARWIL's included) into the learner's module ``module_id``, and so into every env runner.
+    Weights only (not the optimizer's state). ``ConfigError`` if the spaces differ."""
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    from rllib_curling.errors import ConfigError
+
+    source = RLModule.from_checkpoint(module_checkpoint_dir(checkpoint).as_posix())
+    target = algorithm.get_module(module_id)
+    if (source.observation_space, source.action_space) != (
+        target.observation_space,
+        target.action_space,
+    ):
+        raise ConfigError(
+            f"start_from {checkpoint}: its policy has spaces {source.observation_space} / "
+            f"{source.action_space}, this run's {target.observation_space} / {target.action_space}"
+        )
+    algorithm.set_state(
+        {"learner_group": {"learner": {"rl_module": {module_id: source.get_state()}}}}
+    )

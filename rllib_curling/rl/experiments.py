@@ -10,7 +10,9 @@ A YAML file maps experiment names to specs (the 1.x ``rllib train -f`` format)::
       checkpoint_config: {checkpoint_frequency: 5, checkpoint_at_end: true, num_to_keep: 3}
       num_samples: 1
       storage_path: results         # optional, as --storage-path
-      restore: CHECKPOINT           # optional, every trial starts from it
+      restore: CHECKPOINT           # optional, every trial resumes that algorithm's state
+      start_from: CHECKPOINT        # optional, every trial's policy starts with its weights
+                                    #   (any curling run's, e.g. BC's or MARWIL's, for PPO)
       config:                       # AlgorithmConfig keys (update_from_dict)
         env_config: {opponent: 2}
         lr: 3.0e-4
@@ -54,6 +56,7 @@ class ExperimentSpec:
     num_samples: int = 1
     storage_path: str | None = None
     restore: str | None = None
+    start_from: str | None = None
     source: str = ""  # the file it came from; "" = the command line
 
     @classmethod

@@ -236,26 +236,10 @@ class LeagueCallback(RLlibCallback):
 
 
 def start_learner_from(algorithm: Any, checkpoint: str) -> None:
-    """Load the policy of ``checkpoint`` (a single-agent run's ``default_policy`` or a league's
-    ``"main"``) into the learner ``"main"``, and so into every env runner. ``ConfigError`` if
-    its spaces differ from the learner's (another action set or observation size)."""
-    from ray.rllib.core.rl_module.rl_module import RLModule
+    """Load the policy of ``checkpoint`` into the learner ``"main"`` (``start_module_from``)."""
+    from rllib_curling.rl.checkpoints import start_module_from
 
-    from rllib_curling.rl.checkpoints import module_checkpoint_dir
-
-    source = RLModule.from_checkpoint(module_checkpoint_dir(checkpoint).as_posix())
-    main = algorithm.get_module(LEARNER)
-    if (source.observation_space, source.action_space) != (
-        main.observation_space,
-        main.action_space,
-    ):
-        raise ConfigError(
-            f"league start_from {checkpoint}: its policy has spaces {source.observation_space} / "
-            f"{source.action_space}, the learner {main.observation_space} / {main.action_space}"
-        )
-    algorithm.set_state(
-        {"learner_group": {"learner": {"rl_module": {LEARNER: source.get_state()}}}}
-    )
+    start_module_from(algorithm, checkpoint, LEARNER)
 
 
 def resolve_start_from(env_config: dict[str, Any]) -> dict[str, Any]:

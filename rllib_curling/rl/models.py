@@ -232,6 +232,8 @@ class CurlingQNetwork(DefaultDQNTorchRLModule):
 MODULES: dict[str, dict[str, type[TorchRLModule]]] = {
     MODEL_NAME: {
         "ppo": CurlingActorCritic,
+        "bc": CurlingActorCritic,  # BC and MARWIL train PPO's module: PPO starts from them
+        "marwil": CurlingActorCritic,
         "impala": CurlingActorCritic,
         "appo": CurlingAPPOActorCritic,
         "dqn": CurlingQNetwork,
@@ -240,7 +242,8 @@ MODULES: dict[str, dict[str, type[TorchRLModule]]] = {
 
 
 def module_spec(algo: str, name: str = MODEL_NAME, **model_config: Any) -> RLModuleSpec:
-    """RLModuleSpec of network ``name`` for ``algo`` ("ppo", "impala", "appo", "dqn").
+    """RLModuleSpec of network ``name`` for ``algo`` ("ppo", "bc", "marwil", "impala", "appo",
+    "dqn").
 
     The spec carries the full resolved model config, so it wins over RLlib's own defaults
     (for example PPO's ``vf_share_layers=False``) when RLlib merges the two.

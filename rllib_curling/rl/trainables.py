@@ -1,5 +1,5 @@
-"""Curling-aware PPO, DQN, IMPALA and APPO: stock RLlib algorithms that give curling runs the
-curling network and the curling metrics, whatever form the config comes in.
+"""Curling-aware PPO, DQN, IMPALA, APPO, BC and MARWIL: stock RLlib algorithms that give curling
+runs the curling network and the curling metrics, whatever form the config comes in.
 
 ``import rllib_curling.rl`` registers these with Tune under the stock names, so the course's
 idioms work on Ray 2.60's new API stack::
@@ -21,7 +21,7 @@ user set their own):
 | new   | ``"curling_league"``: modules ``{"main"}`` trained, the identity mapping fn  |
 |       | and ``LeagueCallback`` (``rl.league.configure_league``)                       |
 | old   | ``model.custom_model = "curling_net"`` (the ModelCatalog ModelV2), no GPUs     |
-| DQN   | ``env_config.action = "discrete"`` (DQN needs discrete actions)               |
+| DQN, BC, MARWIL | ``env_config.action = "discrete"`` (discrete actions, template indices) |
 
 Everything else (batch sizes, learning rates, runners) stays as the user or RLlib set it; for
 ready-made settings that fit a small machine use ``training.algorithm_config``. Other envs run
@@ -35,13 +35,20 @@ from typing import Any
 from ray.rllib.algorithms.algorithm import Algorithm
 from ray.rllib.algorithms.algorithm_config import AlgorithmConfig
 from ray.rllib.algorithms.appo import APPO
+from ray.rllib.algorithms.bc import BC
 from ray.rllib.algorithms.dqn import DQN
 from ray.rllib.algorithms.impala import IMPALA
+from ray.rllib.algorithms.marwil import MARWIL
 from ray.rllib.algorithms.ppo import PPO
 from ray.rllib.utils.annotations import override
 
 from rllib_curling.rl.network import MODEL_NAME, resolve_model_config
 from rllib_curling.rl.registration import CURLING_ENVS, ENV_NAME, LEAGUE_ENV_NAME
+
+#: Algorithms that learn from offline data (``curling dataset``: template indices).
+OFFLINE = ("BC", "MARWIL")
+#: Algorithms that need the env's discrete actions: DQN's Q-network, and the offline ones.
+DISCRETE = ("DQN", *OFFLINE)
 
 
 def is_curling_run(config: AlgorithmConfig) -> bool:
@@ -60,7 +67,7 @@ def curling_defaults(algo: str, config: AlgorithmConfig) -> AlgorithmConfig:
     model = dict(config.model or {})
     custom = model.pop("custom_model", None)
     user_model_config = dict(model.pop("custom_model_config", None) or {})
-    if algo == "DQN":
+    if algo in DISCRETE:
         env_config = dict(config.env_config or {})
         env_config.setdefault("action", "discrete")
         config.environment(env_config=env_config)
@@ -156,9 +163,25 @@ class CurlingAPPO(_CurlingDefaults, APPO):
     _stock = APPO
 
 
+class CurlingBC(_CurlingDefaults, BC):
+    """BC (behaviour cloning on offline data, ``curling dataset``); curling runs train PPO's
+    curling network, so PPO can start from the result."""
+
+    _stock = BC
+
+
+class CurlingMARWIL(_CurlingDefaults, MARWIL):
+    """MARWIL (advantage-weighted cloning on offline data); curling runs train PPO's curling
+    network (policy and value), so PPO can start from the result."""
+
+    _stock = MARWIL
+
+
 #: Tune names → the curling-aware classes (``register_trainables`` registers them).
 TRAINABLES: dict[str, type[Algorithm]] = {
     "PPO": CurlingPPO,
+    "BC": CurlingBC,
+    "MARWIL": CurlingMARWIL,
     "DQN": CurlingDQN,
     "IMPALA": CurlingIMPALA,
     "APPO": CurlingAPPO,

@@ -8,11 +8,16 @@
 | IMPALA | new/old | ``CurlingActorCritic``     | batches of 500, learner in the driver        |
 | APPO   | new/old | ``CurlingAPPOActorCritic`` | as IMPALA, plus target networks              |
 | DQN    | new     | ``CurlingQNetwork``        | RLlib's defaults: batch 32, dueling+double-Q |
+| BC     | new     | ``CurlingActorCritic``     | offline batches of 1024, one pre-learner     |
+| MARWIL | new     | ``CurlingActorCritic``     | as BC; advantage-weighted, value trained     |
 
-DQN sets ``env_config["action"] = "discrete"`` (the env's discretised shot table). The old API
-stack (``old_stack=True``) uses the ModelCatalog model ``"curling_net"`` (``CurlingModelV2``) and
-``num_gpus=0``; it is not offered for DQN, whose old stack is broken in RLlib 2.60. The configs'
-algorithm classes are the curling-aware ones of ``rl.trainables``.
+DQN, BC and MARWIL set ``env_config["action"] = "discrete"`` (the env's discretised shot table;
+the offline data of ``curling dataset`` holds template indices). BC and MARWIL read the data of
+``config.offline_data(input_=[folder])`` and use the env (no env runners) only to evaluate;
+they train PPO's module, so PPO can start from their checkpoints. The old API stack
+(``old_stack=True``) uses the ModelCatalog model ``"curling_net"`` (``CurlingModelV2``) and
+``num_gpus=0``; it is offered for neither DQN (broken in RLlib 2.60) nor the offline algorithms.
+The configs' algorithm classes are the curling-aware ones of ``rl.trainables``.
 """
 
 from __future__ import annotations
@@ -22,19 +27,22 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ray.rllib.algorithms.algorithm_config import AlgorithmConfig
 
-ALGORITHMS = ("PPO", "DQN", "IMPALA", "APPO")
+ALGORITHMS = ("PPO", "DQN", "IMPALA", "APPO", "BC", "MARWIL")
 
 
 def _algorithm_classes() -> dict[str, tuple[type, type]]:
     """``{"PPO": (CurlingPPO, PPOConfig), ...}``: the curling-aware classes and their configs."""
     from ray.rllib.algorithms.appo import APPOConfig
+    from ray.rllib.algorithms.bc import BCConfig
     from ray.rllib.algorithms.dqn import DQNConfig
     from ray.rllib.algorithms.impala import IMPALAConfig
+    from ray.rllib.algorithms.marwil import MARWILConfig
     from ray.rllib.algorithms.ppo import PPOConfig
 
     from rllib_curling.rl.trainables import TRAINABLES
 
-    configs = {"PPO": PPOConfig, "DQN": DQNConfig, "IMPALA": IMPALAConfig, "APPO": APPOConfig}
+    configs = {"PPO": PPOConfig, "DQN": DQNConfig, "IMPALA": IMPALAConfig, "APPO": APPOConfig,
+               "BC": BCConfig, "MARWIL": MARWILConfig}  # fmt: skip
     return {name: (TRAINABLES[name], configs[name]) for name in ALGORITHMS}
 
 
@@ -60,7 +68,7 @@ def algorithm_config(
     model_config: dict[str, Any] | None = None,
     old_stack: bool = False,
 ) -> AlgorithmConfig:
-    """An ``AlgorithmConfig`` for ``algo`` ("PPO", "DQN", "IMPALA", "APPO"; any case) with the
+    """An ``AlgorithmConfig`` for ``algo`` (``ALGORITHMS``, any case) with the
     curling network (``model_config`` keys: ``rllib_curling.rl.models.DEFAULT_MODEL_CONFIG``).
 
     The fastest sampling path that fits: on the new API stack, with private servers
@@ -72,17 +80,20 @@ def algorithm_config(
     """
     from rllib_curling.rl.models import module_spec
     from rllib_curling.rl.network import MODEL_NAME, resolve_model_config
-    from rllib_curling.rl.trainables import curling_defaults
+    from rllib_curling.rl.trainables import DISCRETE, OFFLINE, curling_defaults
 
     name = _canonical(algo)
     env_config = dict(env_config or {})
-    if name == "DQN":
+    if name in DISCRETE:
         if env_config.get("action", "discrete") != "discrete":
             raise ValueError(
-                f"DQN needs discrete actions; got env_config action={env_config['action']!r} "
+                f"{name} needs discrete actions; got env_config action={env_config['action']!r} "
                 "(drop it or use 'discrete')"
             )
         env_config["action"] = "discrete"
+    if old_stack and name in OFFLINE:
+        raise ValueError(f"{name} runs on the new API stack only here; use old_stack=False")
+    if name == "DQN":
         if old_stack:
             raise ValueError(
                 "DQN on the old API stack is broken in RLlib 2.60: its EpisodeReplayBuffer check "
@@ -100,7 +111,14 @@ def algorithm_config(
         )
     )
     _size(config, name)
-    if not old_stack and env == "curling" and env_config.get("server", "auto") == "auto":
+    if name in OFFLINE:  # the learner's pipeline reads the data; the env gives its spaces
+        from rllib_curling.env.config import CurlingEnvConfig
+        from rllib_curling.env.spaces import action_space, observation_space
+
+        spaces = {"observation_space": observation_space(),
+                  "action_space": action_space(CurlingEnvConfig.from_dict(env_config))}  # fmt: skip
+        config.environment(**spaces).env_runners(num_env_runners=0)
+    elif not old_stack and env == "curling" and env_config.get("server", "auto") == "auto":
         config.env_runners(gym_env_vectorize_mode=VECTOR_MODE)
     if old_stack:
         config.api_stack(
@@ -114,6 +132,8 @@ def algorithm_config(
 
 def _size(config: AlgorithmConfig, name: str) -> None:
     """Batch sizes and resources that fit 2 CPU cores (new- and old-stack keys alike)."""
+    from rllib_curling.rl.trainables import OFFLINE
+
     config.learners(num_learners=0, num_gpus_per_learner=0)
     if name == "PPO":
         config.training(
@@ -126,11 +146,22 @@ def _size(config: AlgorithmConfig, name: str) -> None:
     elif name in ("IMPALA", "APPO"):
         # num_learners=0: a learner actor would need a third CPU and IMPALA would hang.
         config.training(train_batch_size_per_learner=500, train_batch_size=500)
+    elif name in OFFLINE:
+        # Ray Data runs the data pipeline outside a Tune trial's placement group, on the CPUs
+        # the trial leaves: RLlib's default of two pre-learner actors of a CPU each would take
+        # the last CPU of 2 and the reads would wait for one forever. So one actor that takes
+        # no CPU, and reads of half a CPU. num_learners=0 needs dataset_num_iters_per_learner.
+        config.training(train_batch_size_per_learner=1024, lr=1.0e-3)
+        config.offline_data(
+            dataset_num_iters_per_learner=20,
+            map_batches_kwargs={"concurrency": 1, "num_cpus": 0},
+            input_read_method_kwargs={"ray_remote_args": {"num_cpus": 0.5}},
+        )
     # DQN: RLlib's defaults (batch 32, 1000 steps before learning, dueling + double-Q) fit.
 
 
 def register_trainables() -> list[str]:
-    """Register the curling-aware PPO, DQN, IMPALA and APPO (``rl.trainables``) with Tune under
+    """Register the curling-aware algorithms (``rl.trainables``) with Tune under
     their stock names; returns the names.
 
     ``tune.run("PPO", config={"env": "curling"})`` then trains the curling network, and Tune

@@ -147,7 +147,30 @@ def build_config(spec: ExperimentSpec) -> Any:
         if env:
             base = base.environment(env)
     check_config_keys(user, base, spec)
-    return base.update_from_dict(user) if user else base
+    config = base.update_from_dict(user) if user else base
+    _absolute_input(config)
+    return config
+
+
+def _absolute_input(config: Any) -> None:
+    """Offline data folders (``input_``) relative to where ``rllib train`` runs, made absolute
+    (Tune runs trials elsewhere); a missing one is a ``ConfigError``."""
+    paths = config.input_
+    if config.input_ == "sampler" or not isinstance(paths, str | list | tuple):
+        return
+    found = []
+    for path in [paths] if isinstance(paths, str) else list(paths):
+        if not isinstance(path, str) or "://" in path:
+            found.append(path)
+            continue
+        local = Path(path).expanduser()
+        if not local.exists():
+            raise ConfigError(
+                f"input_: no offline data at {path!r} (from {Path.cwd()}); make it with "
+                f"`curling dataset {path}`"
+            )
+        found.append(str(local.resolve()))
+    config.offline_data(input_=found)
 
 
 def run_experiment(spec: ExperimentSpec, *, resume: bool = False, verbose: int = 0) -> str | None:
@@ -160,6 +183,10 @@ def run_experiment(spec: ExperimentSpec, *, resume: bool = False, verbose: int =
     check_resources(trainable, config)
     if spec.restore:
         config = _restore_on_init(config, spec.restore)
+    if spec.start_from:
+        if spec.restore:
+            raise ConfigError("restore and start_from: give one (restore resumes a whole run)")
+        config = _start_from_on_init(config, spec.start_from)
     storage = os.path.abspath(os.path.expanduser(spec.storage_path or "~/ray_results"))
     ckpt = {"checkpoint_at_end": True, **spec.checkpoint_config}
     reporter = None
@@ -217,3 +244,22 @@ def _restore_on_init(config: Any, checkpoint: str) -> Any:
         algorithm.restore_from_path(path)
 
     return config.callbacks(on_algorithm_init=restore)
+
+
+def _start_from_on_init(config: Any, checkpoint: str) -> Any:
+    """Every trial's policy starts with the weights of ``checkpoint``'s (``start_from``)."""
+    from rllib_curling.rl.checkpoints import find_checkpoint, start_module_from
+
+    try:
+        path = str(find_checkpoint(checkpoint))
+    except (FileNotFoundError, ValueError) as exc:
+        raise ConfigError(f"start_from: {exc}") from None
+
+    from rllib_curling.env.league import LEARNER
+
+    module_id = LEARNER if config.env == LEAGUE_ENV_NAME else "default_policy"
+
+    def start(algorithm: Any, **_: Any) -> None:
+        start_module_from(algorithm, path, module_id)
+
+    return config.callbacks(on_algorithm_init=start)

@@ -17,9 +17,13 @@ from rllib_curling.cli.options import positive_int
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    import dataclasses
+    from types import SimpleNamespace
+
     from rllib_curling.offline.dataset import DatasetConfig
 
-    d = DatasetConfig()
+    # The defaults, without building a config (its checks import the env, so Gymnasium).
+    d = SimpleNamespace(**{f.name: f.default for f in dataclasses.fields(DatasetConfig)})
     p = sub.add_parser(
         "dataset",
         help="write a teacher's games as RLlib offline data (BC, MARWIL)",

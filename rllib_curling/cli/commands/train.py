@@ -69,6 +69,10 @@ def _add_train_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--num-samples", type=int, help="trials per config (grid points are multiplied)")
     p.add_argument("--restore", help="checkpoint to start the trial(s) from")
     p.add_argument(
+        "--start-from",
+        help="checkpoint whose policy weights the trial(s) start with (e.g. a BC run's for PPO)",
+    )
+    p.add_argument(
         "--resume",
         action="store_true",
         help="resume the experiment under --storage-path/--experiment-name",
@@ -126,7 +130,7 @@ def _experiments_from_args(args: argparse.Namespace) -> list[Any]:
 
 def _apply_overrides(spec: Any, args: argparse.Namespace) -> None:
     """Flags given on the command line win over what the file says."""
-    for key in ("run", "env", "stop", "storage_path", "num_samples", "restore"):
+    for key in ("run", "env", "stop", "storage_path", "num_samples", "restore", "start_from"):
         value = getattr(args, key, None)
         if value is not None:
             setattr(spec, key, value)
