@@ -134,7 +134,9 @@ def test_replay_page__plays_a_record_back_with_step_and_seek(
         assert state["shown"] == len(shots) - 1 and state["position"] == shots[-2]["position"]
         page.fill("#seek", "0")
         page.dispatch_event("#seek", "input")
-        assert page.evaluate("window.curlingView.state()")["stones"] == []
+        # ``stones`` are those of the last frame drawn: the sheet is redrawn at the next one.
+        page.wait_for_function("window.curlingView.state().stones.length === 0", timeout=10_000)
+        assert page.evaluate("window.curlingView.state()")["shown"] == 0
         page.click("#step")
         page.wait_for_function("!window.curlingView.state().animating")
         state = page.evaluate("window.curlingView.state()")
