@@ -41,6 +41,8 @@ from rllib_curling.errors import ConfigError, RuleError
 
 Seat = int
 Score = tuple[int, int]
+#: A game's result for one player (``GameState.result_for``) as a score: a draw counts half.
+RESULT_SCORE = {"WIN": 1.0, "DRAW": 0.5, "LOSE": 0.0}
 #: Who throws first after a 0-0 end: "swap" the order (course template) or "keep" it.
 BLANK_END_CHOICES = ("swap", "keep")
 

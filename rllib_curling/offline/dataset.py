@@ -51,11 +51,10 @@ import numpy as np
 
 from rllib_curling import observation
 from rllib_curling.errors import ConfigError
+from rllib_curling.game import RESULT_SCORE
 
 #: First word of every game's seed: keeps dataset games apart from any other seeded games.
 DATASET_SEED_TAG = 7_245_001
-#: ``result`` of a game for the teacher.
-RESULT_VALUE = {"WIN": 1.0, "DRAW": 0.5, "LOSE": 0.0}
 CONFIG_FILE = "dataset.json"
 
 
@@ -184,7 +183,7 @@ def play_teacher_game(
             new_obs=teacher_observation(after, seat),
             terminateds=done, truncateds=False,
             end_points=np.float32(scores[turns[k].end]),
-            result=np.float32(RESULT_VALUE[result]),
+            result=np.float32(RESULT_SCORE[result]),
         )  # fmt: skip
     return rows
 

@@ -39,9 +39,9 @@ from ray.rllib.callbacks.callbacks import RLlibCallback
 from ray.rllib.utils.annotations import override
 
 from rllib_curling.env.config import CurlingEnvConfig, CurriculumConfig
+from rllib_curling.game import RESULT_SCORE
 
 WINDOW = 100
-_RESULTS = {"WIN": 1.0, "DRAW": 0.5, "LOSE": 0.0}
 STEPS_KEY = "num_env_steps_sampled_lifetime"
 
 
@@ -139,7 +139,7 @@ class CurlingMetrics(RLlibCallback):
             info = episode.get_infos(-1)
         except (IndexError, KeyError, TypeError):
             return
-        if not isinstance(info, dict) or info.get("result") not in _RESULTS:
+        if not isinstance(info, dict) or info.get("result") not in RESULT_SCORE:
             return
         mine, theirs = info["score"]
         metrics_logger.log_value("win_rate", float(info["result"] == "WIN"), window=WINDOW)
@@ -150,7 +150,7 @@ class CurlingMetrics(RLlibCallback):
         if opponent is not None:
             group = ("opponents", opponent_key(opponent))
             window = self._curriculum.window if self._curriculum else WINDOW
-            score = _RESULTS[info["result"]]
+            score = RESULT_SCORE[info["result"]]
             metrics_logger.log_value((*group, "score_rate"), score, window=window)
             metrics_logger.log_value((*group, "games"), 1, reduce="lifetime_sum")
 

@@ -59,10 +59,8 @@ from rllib_curling.env.league import (
     snapshot_slot,
 )
 from rllib_curling.errors import ConfigError
+from rllib_curling.game import RESULT_SCORE
 from rllib_curling.rl.callbacks import WINDOW, SamplingSpeed, WinRates
-
-#: The learner's score of a game.
-RESULT_VALUE = {"WIN": 1.0, "DRAW": 0.5, "LOSE": 0.0}
 
 
 def league_mapping_fn(agent_id: Any, episode: Any = None, **kwargs: Any) -> str:
@@ -120,7 +118,7 @@ def learner_final_info(episode: Any) -> dict[str, Any] | None:
         info = learner.get_infos(-1)
     except (IndexError, KeyError, TypeError):
         return None
-    return info if isinstance(info, dict) and info.get("result") in RESULT_VALUE else None
+    return info if isinstance(info, dict) and info.get("result") in RESULT_SCORE else None
 
 
 def set_league_on_runner(env_runner: Any, weights: dict[str, float]) -> int:
@@ -157,7 +155,7 @@ class LeagueCallback(RLlibCallback):
         window = _league_config(getattr(runner, "config", None)).window
         opponent, result = info["opponent"], info["result"]
         mine, theirs = info["score"]
-        metrics_logger.log_value(("league", "win_rate", opponent), RESULT_VALUE[result],
+        metrics_logger.log_value(("league", "win_rate", opponent), RESULT_SCORE[result],
                                  window=window)  # fmt: skip
         metrics_logger.log_value(("league", "games", opponent), 1, reduce="lifetime_sum")
         metrics_logger.log_value("win_rate", float(result == "WIN"), window=WINDOW)

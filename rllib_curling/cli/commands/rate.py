@@ -44,8 +44,6 @@ from rllib_curling.cli.options import add_search_options
 
 #: Base seed of rating games: pair k plays with seed RATE_SEED + k.
 RATE_SEED = 2_000_000
-#: Score of one game for a player, by its result.
-POINTS = {"WIN": 1.0, "DRAW": 0.5, "LOSE": 0.0}
 RL_HINT = "pip install -e '.[rl]'"
 RENDER_HINT = "pip install -e '.[render]'"
 
