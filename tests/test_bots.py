@@ -199,3 +199,38 @@ def test_hit_candidates__batch_equals_the_loop_per_position(level: int) -> None:
         assert got.shape == want.shape
         np.testing.assert_array_equal(got, want)
         np.testing.assert_array_equal(hit_candidates(tables, layout, spec), want)
+
+
+def test_search__noisy_replies_judge_the_opponents_best_answers_under_noise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import dataclasses
+
+    from rllib_curling.bots import search
+
+    spec = dataclasses.replace(SEARCH_SPECS[8], reply=3, reply_top=2, reply_samples=5)
+    bot = search.SearchBot(8, spec)
+    noisy_batches: list[int] = []
+    from rllib_curling import physics  # the search imports it when it runs: patch it there
+
+    original = physics.simulate_batch
+
+    def counting(positions, slots, throws, rng=None, *, noise=True, **kw):  # type: ignore[no-untyped-def]
+        if noise and np.ndim(positions) == 3 and slots == STATES["guard phase"].shot + 1:
+            noisy_batches.append(len(throws))
+        return original(positions, slots, throws, rng, noise=noise, **kw)
+
+    monkeypatch.setattr(physics, "simulate_batch", counting)
+    state = STATES["guard phase"]
+    first = bot.choose(state, np.random.default_rng(4))
+    assert noisy_batches == [3 * 2 * 5]  # 3 candidates x their 2 best answers x 5 throws
+    assert bot.choose(state, np.random.default_rng(4)) == first  # same rng, same throw
+
+
+def test_search__a_value_weight_needs_a_learned_value() -> None:
+    from rllib_curling.bots.search import SearchBot
+
+    with pytest.raises(ValueError, match="leaf_value"):
+        SearchBot(8, value_weight=0.5)
+    with pytest.raises(ValueError, match="value_weight"):
+        SearchBot(8, leaf_value=lambda s, p, k: np.zeros(len(p)), value_weight=1.5)

@@ -122,3 +122,14 @@ def test_rate__checkpoints_against_a_level_and_each_other(
     ]  # fmt: skip
     assert all(len(p["scores"]) == 2 for p in result["pairs"])
     assert all(row["games"] == 4 for row in result["ratings"])
+
+
+def test_parse_entrant__builtin_and_a_checkpoints_policy_without_search(tmp_path: Path) -> None:
+    assert rate.parse_entrant("builtin") == rate.Entrant("builtin", path="builtin")
+    bare = rate.parse_entrant("policy:builtin")
+    assert (bare.name, bare.path, bare.no_search, bare.kind) == (
+        "policy:builtin", "builtin", True, "checkpoint"
+    )  # fmt: skip
+    assert rate.parse_entrant(f"policy:{tmp_path}").path == str(tmp_path)
+    with pytest.raises(ValueError, match="no such directory"):
+        rate.parse_entrant(f"policy:{tmp_path / 'nope'}")

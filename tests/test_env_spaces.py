@@ -54,6 +54,11 @@ BAD_ACTIONS = [
     ("discrete", False, "out of range"),  # replaced by n below
     ("discrete", False, np.int64(10**6)),
     ("discrete", False, np.array([1, 2])),
+    ("throw", False, np.zeros(4, np.float32)),
+    ("throw", False, [3.0, 0.0, NAN]),
+    ("throw", False, "3 0 1"),
+    ("throw", True, [3.0, 0.0, 1.0]),
+    ("throw", False, None),
 ]
 
 GOOD_ACTIONS = [
@@ -66,7 +71,28 @@ GOOD_ACTIONS = [
     ("discrete", False, np.uint8(0), 0),
     ("discrete", False, np.array(7), 7),
     ("discrete", False, np.array([7], np.int32), 7),
+    ("throw", False, [3.1, -0.1, 1.57], [3.1, -0.1, 1.57]),
+    ("throw", True, (3, 0, -1, 2), [3.0, 0.0, -1.0, 2.0]),
 ]
+
+
+def test_throw_space__is_the_protocols_throw_within_the_platforms_limits() -> None:
+    from rllib_curling import sheet
+    from rllib_curling.env.spaces import action_mode, throw_for, throw_space
+
+    space = _space("throw", False)
+    assert space == throw_space() and action_mode(space) == ("throw", False)
+    assert action_mode(_space("throw", True)) == ("throw", True)
+    assert action_mode(_space("continuous", False)) == ("continuous", False)
+    np.testing.assert_allclose(space.high, [sheet.V_MAX, sheet.H_MAX, sheet.W_MAX], rtol=1e-6)
+    # the throw itself, clipped to the limits as the platform does
+    assert throw_for([3.1, -0.1, 1.5], None, "throw", None) == (3.1, -0.1, 1.5, 0.0)  # type: ignore
+    assert throw_for([9.0, 5.0, -99.0, 20.0], None, "throw", None) == (  # type: ignore
+        sheet.V_MAX,
+        sheet.H_MAX,
+        -sheet.W_MAX,
+        sheet.SWEEP_MAX,
+    )
 
 
 def _space(mode: str, sweep: bool) -> gym.Space:
@@ -106,7 +132,8 @@ def test_check_action__accepts_real_numbers_of_the_right_shape(
 
 
 @pytest.mark.parametrize(
-    ("mode", "sweep"), [("continuous", False), ("continuous", True), ("discrete", False)]
+    ("mode", "sweep"),
+    [("continuous", False), ("continuous", True), ("discrete", False), ("throw", False)],
 )
 def test_env__bad_actions_raise_before_sending_and_the_game_goes_on(mode: str, sweep: bool) -> None:
     env = CurlingEnv({"opponent": 0, "ends": 1, "action": mode, "sweep": sweep})
@@ -125,6 +152,8 @@ def test_env__bad_actions_raise_before_sending_and_the_game_goes_on(mode: str, s
             assert client.my_turn and client.state == state
             np.testing.assert_array_equal(client.position, position)
             valid = rng.uniform(-1, 1, env.action_space.shape).astype(np.float32)
+            if mode == "throw":
+                valid = np.array([rng.uniform(2.8, 3.2), 0.0, 1.57], np.float32)  # draws
             if mode == "discrete":
                 valid = int(rng.integers(env.action_space.n))
             obs, _, terminated, _, info = env.step(valid)  # a valid action plays on

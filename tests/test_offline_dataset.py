@@ -120,6 +120,8 @@ def test_dataset_config__refuses_bad_settings() -> None:
         DatasetConfig(reward="points")
     with pytest.raises(ValueError, match="teacher"):
         DatasetConfig(teacher=9)
+    with pytest.raises(ConfigError, match="teacher"):
+        DatasetConfig(teacher="")
 
 
 def test_generate__writes_shards_rllib_reads_and_resumes(ray_session: None, tmp_path: Path) -> None:
@@ -172,3 +174,32 @@ def test_generate__rllib_offline_data_reads_the_rows(ray_session: None, tmp_path
     finally:
         algo.stop()
     assert result["learners"]["default_policy"]["num_module_steps_trained"] >= 8
+
+
+def test_generate__a_checkpoint_teacher_plays_with_its_search(
+    ray_session: None, tmp_path: Path
+) -> None:
+    import functools
+
+    import gymnasium as gym
+
+    from rllib_curling import observation
+    from rllib_curling.rl.checkpoints import export_agent
+    from rllib_curling.rl.models import module_spec
+    from rllib_curling.rl.policy_player import agent_bot
+
+    spec = module_spec("ppo", stone_hiddens=[16], context_hiddens=[8], hiddens=[16])
+    spec.observation_space = gym.spaces.Box(-4.0, 4.0, (observation.OBS_SIZE,), np.float32)
+    spec.action_space = gym.spaces.Discrete(65)
+    spec.build().save_to_path(tmp_path / "module")
+    agent = export_agent(tmp_path / "module", tmp_path / "agent", search={"k": 2})
+    config = dataclasses.replace(SMALL, teacher=str(agent), games=2, games_per_shard=1)
+    with pytest.raises(ConfigError, match="make_teacher"):
+        generate(tmp_path / "refused", config)
+    summaries = generate(
+        tmp_path / "data", config, make_teacher=functools.partial(agent_bot, str(agent))
+    )
+    # the agent's search (level 8's candidates) beats the button drawer in 1-end games
+    assert len(summaries) == 2 and np.mean([s["score_rate"] for s in summaries]) >= 0.5
+    rows = list(read_rows(tmp_path / "data"))
+    assert len(rows) == 2 * 8 and COLUMNS <= set(rows[0])

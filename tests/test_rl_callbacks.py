@@ -58,3 +58,40 @@ def test_set_env_opponents__reaches_every_sub_env(kind: str) -> None:
         assert all(e.opponents == {2: 0.5, 5: 0.5} for e in subs)
     finally:
         env.close()
+
+
+class _FakeAlgorithm:
+    """What ``on_train_result`` uses of an Algorithm: its config, env runners and metrics."""
+
+    def __init__(self, env_config: dict, metrics: object) -> None:
+        from types import SimpleNamespace
+
+        self.config = SimpleNamespace(env_config=env_config)
+        self.metrics = metrics
+        self.sent: list[dict] = []
+        self.env_runner_group = SimpleNamespace(
+            foreach_env_runner=lambda fn, local_env_runner: self.sent.append(fn)
+        )
+
+
+def test_curriculum_stage__is_saved_with_the_metrics_and_resumed_from_them() -> None:
+    from ray.rllib.utils.metrics.metrics_logger import MetricsLogger
+
+    env_config = {"curriculum": {"levels": [2, 3, 4], "promote_at": 0.7, "window": 10}}
+    algorithm = _FakeAlgorithm(env_config, MetricsLogger())
+    callback = CurlingMetrics()
+    result = {"env_runners": {"opponents": {"L2": _stats(12, 1.0)}}}
+    callback.on_train_result(algorithm=algorithm, result=result)
+    assert callback.stage == 1 and result["curling"]["opponent"] == 3
+    saved = algorithm.metrics.get_state()  # what a checkpoint keeps
+    # A restored run: a new callback, the metrics' state loaded by RLlib.
+    restored = MetricsLogger()
+    restored.set_state(saved)
+    algorithm = _FakeAlgorithm(env_config, restored)
+    again = CurlingMetrics()
+    result = {"env_runners": {"opponents": {"L3": _stats(15, 1.0)}}}
+    again.on_train_result(algorithm=algorithm, result=result)
+    assert again.stage == 1 and result["curling"]["opponent"] == 3  # its games count from now
+    result = {"env_runners": {"opponents": {"L3": _stats(26, 1.0)}}}
+    again.on_train_result(algorithm=algorithm, result=result)
+    assert again.stage == 2 and result["curling"]["curriculum_stage"] == 2

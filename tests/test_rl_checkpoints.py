@@ -79,3 +79,88 @@ def test_missing_or_empty__says_what_it_found(tmp_path: Path) -> None:
     (tmp_path / "empty" / "PPO_curling_0").mkdir(parents=True)
     with pytest.raises(FileNotFoundError, match="holds no RLlib checkpoint"):
         find_checkpoint(tmp_path / "empty")
+
+
+def small_module(path: Path, algo: str = "ppo") -> Path:
+    """A small curling module of ``algo`` (Discrete templates) saved at ``path``."""
+    import gymnasium as gym
+    import numpy as np
+
+    from rllib_curling import observation
+    from rllib_curling.rl.models import module_spec
+
+    spec = module_spec(algo, stone_hiddens=[16, 16], context_hiddens=[8], hiddens=[32])
+    spec.observation_space = gym.spaces.Box(-4.0, 4.0, (observation.OBS_SIZE,), np.float32)
+    spec.action_space = gym.spaces.Discrete(65)
+    spec.build().save_to_path(path)
+    return path
+
+
+def test_agent_folder__same_policy_and_value_as_the_checkpoint(tmp_path: Path) -> None:
+    import numpy as np
+
+    from rllib_curling import observation
+    from rllib_curling.rl.checkpoints import AGENT_FILE, export_agent, load_policy
+
+    source = small_module(tmp_path / "module")
+    out = export_agent(source, tmp_path / "agent", search={"k": 4, "value_weight": 0.25},
+                       card="# card\n")  # fmt: skip
+    assert sorted(p.name for p in out.iterdir()) == ["MODEL_CARD.md", AGENT_FILE, "weights.pt"]
+    assert find_checkpoint(out) == out.resolve()
+    a, b = load_policy(source), load_policy(out)
+    obs = np.random.default_rng(0).uniform(-1, 1, (8, observation.OBS_SIZE)).astype(np.float32)
+    np.testing.assert_array_equal(a(obs), b(obs))
+    np.testing.assert_allclose(a.values(obs), b.values(obs), rtol=0, atol=1e-6)
+    assert a.agent is None and b.agent["search"] == {"k": 4, "value_weight": 0.25}
+    info = json.loads((out / AGENT_FILE).read_text())
+    assert info["module"] == "CurlingActorCritic" and info["action"] == "discrete"
+    assert info["model_config"]["hiddens"] == [32]
+
+
+def test_agent_folder__of_another_format_is_refused(tmp_path: Path) -> None:
+    from rllib_curling.rl.checkpoints import AGENT_FILE, export_agent, load_policy
+
+    out = export_agent(small_module(tmp_path / "module"), tmp_path / "agent")
+    info = json.loads((out / AGENT_FILE).read_text())
+    (out / AGENT_FILE).write_text(json.dumps({**info, "format": 99}))
+    with pytest.raises(ValueError, match="agent format 99"):
+        load_policy(out)
+
+
+def test_builtin__the_shipped_agent_loads_and_searches_by_default() -> None:
+    import numpy as np
+
+    from rllib_curling import observation
+    from rllib_curling.rl.checkpoints import BUILTIN_DIR, CARD_FILE, WEIGHTS_FILE, load_policy
+    from rllib_curling.rl.policy_player import PolicyPlayer
+
+    assert find_checkpoint("builtin") == BUILTIN_DIR
+    assert (BUILTIN_DIR / WEIGHTS_FILE).stat().st_size <= 5_000_000
+    assert "curling dataset" in (BUILTIN_DIR / CARD_FILE).read_text(encoding="utf-8")
+    policy = load_policy("builtin")
+    assert policy.values is not None
+    obs = np.zeros((2, observation.OBS_SIZE), np.float32)
+    assert policy(obs).shape == (2,)
+    player = PolicyPlayer.from_checkpoint("builtin")
+    assert player.search is not None and player.search.k == policy.agent["search"]["k"] >= 1
+    assert PolicyPlayer.from_checkpoint("builtin", search=0).search is None  # --no-search
+
+
+def test_curling_export__writes_an_agent_folder_or_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    from rllib_curling.cli import curling
+    from rllib_curling.rl.checkpoints import agent_info
+
+    source = small_module(tmp_path / "module")
+    card = tmp_path / "card.md"
+    card.write_text("# mine\n", encoding="utf-8")
+    argv = ["export", str(source), str(tmp_path / "agent"), "--search", "4",
+            "--value-weight", "0.2", "--card", str(card)]  # fmt: skip
+    assert curling.main(argv) == 0
+    assert "MB (from" in capsys.readouterr().out
+    assert agent_info(tmp_path / "agent")["search"] == {"k": 4, "value_weight": 0.2}
+    assert (tmp_path / "agent" / "MODEL_CARD.md").read_text(encoding="utf-8") == "# mine\n"
+    assert curling.main(["export", str(tmp_path / "nope"), str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("curling export: no checkpoint directory") and err.count("\n") == 1

@@ -60,6 +60,9 @@ def test_rllib_train__bc_yaml_trains_on_the_dataset(bc_run: Path) -> None:
     results = [json.loads(line) for line in lines]
     learner = results[-1]["learners"]["default_policy"]
     assert learner["num_module_steps_trained"] >= 16 and np.isfinite(learner["policy_loss"])
+    # CurlingBCLearner: the value head is trained on the games' results (bc.yaml's settings)
+    assert np.isfinite(learner["vf_loss"]) and "vf_explained_var" in learner
+    assert results[-1]["config"]["learner_config_dict"]["soft_targets"] == 0.5
     assert list(bc_run.glob("*/checkpoint_*"))
 
 

@@ -1,19 +1,21 @@
-"""Decision-time search (``rl.search``, ``--search K``): the game as the client sees it, the
-policy's proposals, and a search that prefers the shot that wins (no server, no Ray cluster)."""
+"""The agent's search (``rl.search``, ``--search K``): the game as the client sees it, the
+policy's proposals, a search that prefers the shot that wins, the learned value at its leaves
+(no server, no Ray cluster)."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
 import pytest
 
-from rllib_curling import observation, sheet
+from rllib_curling import observation, physics, rules, sheet
 from rllib_curling.aiming.templates import TEMPLATE_NAMES
 from rllib_curling.bots.evaluation import EvalContext
 from rllib_curling.client import CurlingClient
-from rllib_curling.env.spaces import my_parity, observe
+from rllib_curling.env.spaces import my_parity, observe, throw_for, throw_space
 from rllib_curling.rl import search
 from rllib_curling.rl.checkpoints import load_policy
 from rllib_curling.rl.models import module_spec
@@ -72,11 +74,22 @@ def test_search__prefers_the_shot_that_wins_over_the_policys_first_choice() -> N
         return [THROW_AWAY, DRAW_BUTTON][:k]
 
     obs = observe(client)
-    tables_mode = ("discrete", PolicyPlayer(lambda o: 0, gym.spaces.Discrete(2)).tables)
-    assert PolicySearch(1, seed=0).choose(propose, obs, client, *tables_mode) == THROW_AWAY
-    assert PolicySearch(2, samples=4, seed=0).choose(propose, obs, client, *tables_mode) == (
-        DRAW_BUTTON
-    )
+    tables = PolicyPlayer(lambda o: 0, gym.spaces.Discrete(2)).tables
+    throw_of = {a: throw_for(a, client, "discrete", tables) for a in (THROW_AWAY, DRAW_BUTTON)}
+    alone = PolicySearch(1, samples=4, seed=0, level_candidates=False)
+    assert alone.choose(propose, obs, client, "discrete", tables) == throw_of[THROW_AWAY]
+    both = PolicySearch(2, samples=4, seed=0, level_candidates=False)
+    assert both.choose(propose, obs, client, "discrete", tables) == throw_of[DRAW_BUTTON]
+
+
+def test_search__level_8s_candidates_find_the_win_the_policy_missed() -> None:
+    client = last_stone_tied()
+    tables = PolicyPlayer(lambda o: 0, gym.spaces.Discrete(2)).tables
+    plan = PolicySearch(1, samples=4, seed=0)  # proposes only the throw-away
+    throw = plan.choose(lambda o, k, r: [THROW_AWAY], observe(client), client, "discrete", tables)
+    assert throw != throw_for(THROW_AWAY, client, "discrete", tables)
+    after = physics.simulate(client.position, 15, throw[:3], noise=False).position
+    assert rules.score_end(after)[1] >= 1  # our stone (seat 1 throws the odd rows) scores
 
 
 def test_search__bad_sizes_are_refused() -> None:
@@ -151,7 +164,91 @@ def test_commands__take_search_and_samples(argv: list[str], capsys: pytest.Captu
     parser = (curling if argv[0] == "curling" else rllib).build_parser()
     args = parser.parse_args([*argv[1:], "--search", "8", "--samples", "3"])
     assert (args.search, args.samples) == (8, 3)
-    assert parser.parse_args(argv[1:]).search == 1  # no search unless asked
+    assert parser.parse_args(argv[1:]).search is None  # the agent's own default
+    assert parser.parse_args([*argv[1:], "--no-search"]).search == 0
+    assert parser.parse_args([*argv[1:], "--value-weight", "0.3"]).value_weight == 0.3
     with pytest.raises(SystemExit):
         parser.parse_args([*argv[1:], "--search", "0"])
     assert "must be at least 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        parser.parse_args([*argv[1:], "--value-weight", "1.5"])
+    assert "between 0 and 1" in capsys.readouterr().err
+
+
+def test_leaf_value__reads_the_value_from_the_next_throwers_view() -> None:
+    client = seen_client(1, (6, 2, 4, 0), [1, -1], np.zeros((16, 2)))  # seat 0 throws stone 6
+    state = game_state(client)
+    seen: list[np.ndarray] = []
+
+    def values(obs: np.ndarray) -> np.ndarray:
+        seen.append(obs)
+        return np.array([0.5, -1.0, 3.0])
+
+    leaf = search.module_leaf_value(values)
+    positions = np.zeros((3, 16, 2))
+    chance = leaf(state, positions, 6)  # after stone 6 (seat 0's), seat 1 throws stone 7
+    np.testing.assert_allclose(chance, [1 - 0.75, 1 - 0.0, 1 - 1.0])
+    expected = observation.encode_observation(positions[0], 7, 2, 4, state.seat_parity(1), 0)
+    np.testing.assert_array_equal(seen[0][0], expected)
+
+
+def test_search__learned_value_changes_the_choice_when_weighted() -> None:
+    # Our (seat 1) stone 13 of the last end, tied, house empty: keeping it clean with the hammer
+    # is level 8's choice; a learned value that wants a stone in play decides once weighted.
+    client = seen_client(1, (13, 3, 4, 1), [1, -1, 2, -2], np.zeros((16, 2)))
+    state = game_state(client)
+    tables = PolicyPlayer(lambda o: 0, gym.spaces.Discrete(2)).tables
+    throws = np.array([throw_for(a, client, "discrete", tables) for a in (THROW_AWAY, DRAW_BUTTON)])
+    calls: list[int] = []
+
+    def leaf(state: object, positions: np.ndarray, shot: int) -> np.ndarray:
+        calls.append(shot)
+        return rules.in_play(positions).any(axis=-1).astype(float)
+
+    rng = np.random.default_rng(0)
+    spec = dataclasses.replace(search.AGENT_SPEC, samples=2, reply=0)
+    plain = search.AgentSearch(throws, spec, level_candidates=False)
+    learned = search.AgentSearch(
+        throws, spec, level_candidates=False, leaf_value=leaf, value_weight=1.0
+    )
+    assert plain.rank(state, rng)[1][0] == 0 and not calls
+    assert learned.rank(state, rng)[1][0] == 1 and calls == [13, 13]
+
+
+def test_player__a_searching_player_acts_with_throws(tmp_path: Path) -> None:
+    module = tmp_path / "module"
+    spec = module_spec("ppo", **SMALL)
+    spec.observation_space, spec.action_space = OBS_SPACE, gym.spaces.Discrete(65)
+    spec.build().save_to_path(module)
+    player = PolicyPlayer.from_checkpoint(str(module), search=2, samples=2, seed=0)
+    assert player.env_config() == {"action": "throw", "sweep": False}
+    client = last_stone_tied()
+    action = player.act(observe(client), client)
+    assert throw_space().contains(action.astype(np.float32))
+    assert PolicyPlayer.from_checkpoint(str(module)).search is None  # a checkpoint: no search
+    with pytest.raises(ValueError, match="value head"):
+        dqn = tmp_path / "dqn"
+        spec = module_spec("dqn", **SMALL)
+        spec.observation_space, spec.action_space = OBS_SPACE, gym.spaces.Discrete(65)
+        spec.build().save_to_path(dqn)
+        PolicyPlayer.from_checkpoint(str(dqn), search=2, value_weight=0.5)
+
+
+def test_agent_bot__plays_a_game_in_process_the_same_for_the_same_seed(tmp_path: Path) -> None:
+    from rllib_curling.bots import make_bot
+    from rllib_curling.bots.matches import play_game
+    from rllib_curling.game import GameConfig
+
+    spec = module_spec("ppo", **SMALL)
+    spec.observation_space, spec.action_space = OBS_SPACE, gym.spaces.Discrete(65)
+    spec.build().save_to_path(tmp_path / "module")
+    policy = load_policy(tmp_path / "module")
+    plain = search.AgentBot(policy)
+    searching = search.AgentBot(policy, PolicySearch(2, samples=2))
+    config = GameConfig(ends=1)
+    for bot in (plain, searching):
+        games = [play_game((bot, make_bot(2)), config, np.random.default_rng(9)) for _ in range(2)]
+        assert games[0] == games[1] and games[0].shots == 16
+    # the plain bot throws the policy's template; with search it finds scoring draws
+    searched = play_game((searching, make_bot(0)), config, np.random.default_rng(3))
+    assert searched.totals[0] >= 3

@@ -5,6 +5,9 @@ every end, so early, mid-end and last-stone positions alike) are replayed and th
 a throw in each; the figures are the median and the 90th percentile of the decision time per
 shot, in milliseconds, after a warm-up decision (aiming tables built, engine compiled). The
 engine spreads large batches over NUMBA_NUM_THREADS threads (one per core by default).
+
+``--agent CHECKPOINT`` (``builtin``: the shipped agent; needs the ``rl`` extra) adds a row for
+that agent as it plays by default (its search, if it has one), with its target of 500 ms.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ import numpy as np
 
 #: Issue 24's targets: the median decision time (ms) of the search levels on 2 cores.
 TARGET_MEDIAN_MS = {6: 2.0, 7: 7.0, 8: 15.0}
+#: Issue 25's target: the shipped agent with its search, per shot on 2 cores (its median).
+AGENT_TARGET_MS = 500.0
 
 
 def positions(games: int, seed: int) -> list:  # list[GameState]
@@ -36,11 +41,11 @@ def positions(games: int, seed: int) -> list:  # list[GameState]
     return states
 
 
-def decision_ms(level: int, states: list, seed: int) -> list[float]:
-    """Milliseconds per ``choose`` of ``level`` over ``states``."""
+def decision_ms(level: int, states: list, seed: int, bot: object = None) -> list[float]:
+    """Milliseconds per ``choose`` of ``level`` (or of ``bot``) over ``states``."""
     from rllib_curling.bots import make_bot
 
-    bot = make_bot(level)
+    bot = bot if bot is not None else make_bot(level)
     rng = np.random.default_rng(seed)
     bot.choose(states[0], rng)  # warm-up
     out = []
@@ -58,12 +63,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=2, help="2-end games of positions (2)")
     parser.add_argument("--seed", type=int, default=0, help="seed (0)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--agent", default=None, metavar="CHECKPOINT",
+                        help="also time this agent as it plays by default (builtin: the "
+                        "shipped one)")  # fmt: skip
     args = parser.parse_args(argv)
     states = positions(args.games, args.seed)
     result: dict[str, dict[str, float]] = {}
-    for level in LEVELS:
-        times = decision_ms(level, states, args.seed)
-        result[str(level)] = {
+    players: list[tuple[str, object]] = [(str(level), None) for level in LEVELS]
+    if args.agent is not None:
+        from rllib_curling.rl.policy_player import agent_bot
+
+        players.append(("agent", agent_bot(args.agent)))
+    for name, bot in players:
+        times = decision_ms(int(name) if bot is None else -1, states, args.seed, bot)
+        result[name] = {
             "median_ms": statistics.median(times),
             "p90_ms": float(np.percentile(times, 90)),
             "max_ms": max(times),
@@ -79,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
               "thread(s) (NUMBA_NUM_THREADS):")  # fmt: skip
         print("level  median     p90     max  target (median)")
         for level, row in result.items():
-            target = TARGET_MEDIAN_MS.get(int(level))
+            target = AGENT_TARGET_MS if level == "agent" else TARGET_MEDIAN_MS.get(int(level))
             verdict = (
                 "" if target is None
                 else f"  <= {target:g}: {'met' if row['median_ms'] <= target else 'NOT met'}"

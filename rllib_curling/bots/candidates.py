@@ -35,6 +35,10 @@ class SearchSpec:
     simple: bool = False
     win_prob: bool = False
     reply: int = 0
+    #: With ``reply``: the opponent's best ``reply_top`` answers (noise off) are judged again from
+    #: ``reply_samples`` noisy throws each, and their mean decides (0: the noise-free best).
+    reply_top: int = 0
+    reply_samples: int = 0
 
 
 def draw_candidates(tables: ShotTables, spec: SearchSpec) -> np.ndarray:

@@ -30,6 +30,7 @@ win the game over its two branches (level 8).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import numpy as np
 
@@ -63,6 +64,11 @@ SPECS: dict[int, SearchSpec] = {
 }
 #: The opponent's answers that levels 7 and 8 try against each of their best candidates.
 REPLY_SPEC = SearchSpec()
+
+#: ``leaf_value(state, positions, shot)``: (M,) chance to win (draws half) of the player who threw
+#: stone ``shot`` (``state.shot`` or the next one) from ``state``, for positions ``(M, 16, 2)``
+#: right after that stone stopped; a learned value (``rl.search``) the search blends in.
+LeafValue = Callable[[GameState, np.ndarray, int], np.ndarray]
 NAMES = {5: "template search", 6: "search", 7: "search with replies", 8: "deep search"}
 
 
@@ -81,12 +87,25 @@ def outcomes(
 class SearchBot(Bot):
     """Levels 5–8 (``SPECS``)."""
 
-    def __init__(self, level: int, spec: SearchSpec | None = None) -> None:
+    def __init__(
+        self,
+        level: int,
+        spec: SearchSpec | None = None,
+        *,
+        leaf_value: LeafValue | None = None,
+        value_weight: float = 0.0,
+    ) -> None:
         if spec is None and level not in SPECS:
             raise ValueError(f"SearchBot levels are {sorted(SPECS)}, got {level!r}")
+        if not 0.0 <= value_weight <= 1.0 or (value_weight > 0 and leaf_value is None):
+            raise ValueError(
+                f"value_weight must be in [0, 1] with a leaf_value, got {value_weight}"
+            )
         self.level = level
         self.spec = spec if spec is not None else SPECS[level]
         self.name = NAMES.get(level, "search")
+        self.leaf_value = leaf_value
+        self.value_weight = value_weight
         self._draws: np.ndarray | None = None
         self._reply_draws: np.ndarray | None = None
 
@@ -111,6 +130,7 @@ class SearchBot(Bot):
         ctx = EvalContext.of(state)
         positions, centre = outcomes(state, throws, rng)
         value = evaluate(positions, ctx, simple=self.spec.simple, win_prob=self.spec.win_prob)
+        value = self._blend(value, state, positions, state.shot)
         if centre.any():  # the opponent (fouled) picks the worse of KEEP and RESET for us
             reset = rules.restored_position(state.position, state.shot)[None]
             worst = evaluate(reset, ctx, simple=self.spec.simple, win_prob=self.spec.win_prob)
@@ -134,13 +154,30 @@ class SearchBot(Bot):
             mean = noisy.reshape(len(top), spec.samples).mean(axis=1)
             order = top[np.argsort(-mean, kind="stable")]
         if spec.reply and state.shot < sheet.STONES_PER_END - 1:
-            order = self._by_replies(state, tables, order[: spec.reply], positions)
+            order = self._by_replies(state, tables, order[: spec.reply], positions, rng)
         return throws, order
 
-    def _by_replies(
-        self, state: GameState, tables: ShotTables, top: np.ndarray, positions: np.ndarray
+    def _blend(
+        self, value: np.ndarray, state: GameState, positions: np.ndarray, shot: int
     ) -> np.ndarray:
-        """``top`` re-ordered by their value after the opponent's best answer (noise off)."""
+        """``value`` (the thrower of ``shot``'s) blended with the learned ``leaf_value``; the end's
+        last stone keeps the hand-written value (the end's score is known there)."""
+        if self.value_weight == 0.0 or shot >= sheet.STONES_PER_END - 1:
+            return value
+        assert self.leaf_value is not None
+        learned = self.leaf_value(state, positions, shot)
+        return (1.0 - self.value_weight) * value + self.value_weight * learned
+
+    def _by_replies(
+        self,
+        state: GameState,
+        tables: ShotTables,
+        top: np.ndarray,
+        positions: np.ndarray,
+        rng: np.random.Generator,
+    ) -> np.ndarray:
+        """``top`` re-ordered by their value after the opponent's best answer (noise off; with
+        ``reply_samples``, its best ``reply_top`` answers judged again under noise)."""
         from rllib_curling import physics
 
         ctx = EvalContext.of(state)
@@ -158,12 +195,41 @@ class SearchBot(Bot):
             throws.append(answers)
             owner.append(np.full(len(answers), i))
         before, owner = np.concatenate(befores), np.concatenate(owner)
-        after = physics.simulate_batch(
-            before, state.shot + 1, np.concatenate(throws), None, noise=False
-        )
-        final, _, _ = rules.resolve_shot_batch(before, after.positions, state.shot + 1)
-        values, probs = end_branches(final, theirs)
-        value = win_value(-values, probs, ours) if self.spec.win_prob else -(values * probs).sum(-1)
+        answers = np.concatenate(throws)
+
+        def after_answers(before: np.ndarray, answers: np.ndarray, noisy: bool) -> np.ndarray:
+            """Our value after each answer (``answers[i]`` thrown on ``before[i]``)."""
+            after = physics.simulate_batch(
+                before, state.shot + 1, answers, rng if noisy else None, noise=noisy
+            )
+            final, _, _ = rules.resolve_shot_batch(before, after.positions, state.shot + 1)
+            values, probs = end_branches(final, theirs)
+            if not self.spec.win_prob:
+                return -(values * probs).sum(-1)
+            ours_now = win_value(-values, probs, ours)
+            if self.value_weight == 0.0:
+                return ours_now
+            return 1.0 - self._blend(1.0 - ours_now, state, final, state.shot + 1)
+
+        value = after_answers(before, answers, noisy=False)
         worst = np.full(len(top), np.inf)
-        np.minimum.at(worst, owner, value)
+        spec = self.spec
+        if spec.reply_top and spec.reply_samples:
+            # Each candidate's best answers by the noise-free value, then judged under noise.
+            picked = np.concatenate(
+                [
+                    np.flatnonzero(owner == i)[np.argsort(value[owner == i], kind="stable")][
+                        : spec.reply_top
+                    ]
+                    for i in range(len(top))
+                ]
+            )
+            reps = spec.reply_samples
+            noisy = after_answers(
+                np.repeat(before[picked], reps, axis=0), np.repeat(answers[picked], reps, axis=0),
+                noisy=True,
+            ).reshape(len(picked), reps).mean(axis=1)  # fmt: skip
+            np.minimum.at(worst, owner[picked], noisy)
+        else:
+            np.minimum.at(worst, owner, value)
         return top[np.argsort(-worst, kind="stable")]

@@ -17,6 +17,10 @@ an action means a place on the sheet rather than raw release numbers.
 
 **Discrete** (``Discrete(len(TEMPLATES))``): the shot templates of ``aiming.templates``; action
 ``i`` is template ``i`` (the table is in ``CurlingEnv``'s docstring).
+
+**Throw** (``Box(low=(0, -H_MAX, -W_MAX), high=(V_MAX, H_MAX, W_MAX))``, or with the sweep
+distance ``[0, SWEEP_MAX]`` as a fourth number): the protocol's own ``BESTSHOT v h w``, clipped to
+the platform's limits (``sheet``); for players that aim themselves (a search, a bot).
 """
 
 from __future__ import annotations
@@ -49,6 +53,18 @@ def continuous_throw(action: np.ndarray, tables: ShotTables) -> Throw:
         y_aim = sheet.TEE_Y
     sweep = (a[3] + 1.0) / 2.0 * sheet.SWEEP_MAX if a.size > 3 else 0.0
     return float(v), tables.aim(x, y_aim, v, w), float(w), float(sweep)
+
+
+def raw_throw(action: np.ndarray) -> Throw:
+    """A ``throw`` action ``(v, h, w[, sweep])`` as a throw, clipped to the platform's limits."""
+    a = np.asarray(action, dtype=np.float64).ravel()
+    sweep = float(np.clip(a[3], 0.0, sheet.SWEEP_MAX)) if a.size > 3 else 0.0
+    return (
+        float(np.clip(a[0], 0.0, sheet.V_MAX)),
+        float(np.clip(a[1], -sheet.H_MAX, sheet.H_MAX)),
+        float(np.clip(a[2], -sheet.W_MAX, sheet.W_MAX)),
+        sweep,
+    )
 
 
 def discrete_throw(

@@ -48,7 +48,7 @@ from typing import Any
 from rllib_curling.bots.levels import LEVELS, is_level
 from rllib_curling.errors import ConfigError
 
-ACTIONS = ("continuous", "discrete")
+ACTIONS = ("continuous", "discrete", "throw")
 REWARDS = ("score", "win", "shaped", "win_score")
 #: The client waits this much longer than the turn timeout for the server's next message.
 CLIENT_TIMEOUT_MARGIN_S = 30.0

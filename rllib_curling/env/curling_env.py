@@ -66,6 +66,10 @@ class CurlingEnv(gym.Env):
 
     {template_table}
 
+    ``action="throw"``: ``Box(low=(0, −2.23, −15.7), high=(6, 2.23, 15.7))`` (``(4,)`` with
+    ``sweep=True``, sweep in [0, 12] m): the protocol's own ``BESTSHOT v h w``, clipped to the
+    platform's limits; for players that aim themselves (a search, ``rllib evaluate --search``).
+
     ``step`` checks the action first (``env.spaces.check_action``) and raises a one-line
     ``InvalidActionError`` (a ``ValueError``) naming the value and the space before anything is
     sent, so the game goes on
@@ -128,7 +132,7 @@ class CurlingEnv(gym.Env):
     a mixture: a list of levels or ``{level: weight}``, drawn per pair of games), ``curriculum``
     (None, or a mapping: the RLlib callback moves the opponent up a ladder of levels,
     ``env.config.CurriculumConfig``),
-    ``ends`` (4), ``key`` ("localtest"), ``seed``, ``action`` ("continuous" | "discrete"),
+    ``ends`` (4), ``key`` ("localtest"), ``seed``, ``action`` ("continuous" | "discrete" | "throw"),
     ``reward`` ("score" | "win" | "shaped" | "win_score"), ``score_weight`` (0.1, for
     "win_score"), ``sweep`` (False), ``turn_timeout`` (120 s),
     ``server_timeout`` ({server_timeout} s: a silent private server is hung after that), ``name``,

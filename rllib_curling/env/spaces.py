@@ -7,9 +7,10 @@ so a trained policy sees and acts exactly as it did in training.
 | function                   | returns                                                     |
 |----------------------------|-------------------------------------------------------------|
 | ``observation_space()``    | ``Box(-4, 4, (168,), float32)`` laid out as ``observation`` |
-| ``action_space(config)``   | ``Box(-1, 1, (3,))`` / ``(4,)`` with sweep, or              |
-|                            | ``Discrete(len(TEMPLATES))`` for ``action="discrete"``       |
-| ``action_mode(space)``     | ``("continuous" | "discrete", sweep)`` of an action space   |
+| ``action_space(config)``   | ``Box(-1, 1, (3,))`` / ``(4,)`` with sweep,                  |
+|                            | ``Discrete(len(TEMPLATES))`` for ``action="discrete"``, or   |
+|                            | ``throw_space(sweep)`` for ``action="throw"``                |
+| ``action_mode(space)``     | ``("continuous" | "discrete" | "throw", sweep)`` of a space |
 | ``check_action(a, space)`` | ``a`` checked (``InvalidActionError`` if it does not fit):  |
 |                            | an int index, or a float64 array of the Box's shape         |
 | ``my_parity(client)``      | 0 if the client throws first in this end (even rows), else 1 |
@@ -24,7 +25,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from rllib_curling import observation
+from rllib_curling import observation, sheet
 from rllib_curling.aiming.tables import ShotTables
 from rllib_curling.aiming.templates import TEMPLATES, Throw
 from rllib_curling.client import CurlingClient
@@ -44,15 +45,25 @@ def action_space(config: CurlingEnvConfig) -> gym.Space:
     """The action space for ``config.action`` (and ``config.sweep``)."""
     if config.action == "discrete":
         return gym.spaces.Discrete(len(TEMPLATES))
+    if config.action == "throw":
+        return throw_space(config.sweep)
     return gym.spaces.Box(-1.0, 1.0, (4 if config.sweep else 3,), np.float32)
 
 
+def throw_space(sweep: bool = False) -> gym.spaces.Box:
+    """``action="throw"``: the protocol's ``(v, h, w)`` (and sweep) within the platform's limits."""
+    low = [0.0, -sheet.H_MAX, -sheet.W_MAX] + ([0.0] if sweep else [])
+    high = [sheet.V_MAX, sheet.H_MAX, sheet.W_MAX] + ([sheet.SWEEP_MAX] if sweep else [])
+    return gym.spaces.Box(np.array(low, np.float32), np.array(high, np.float32), dtype=np.float32)
+
+
 def action_mode(space: gym.Space) -> tuple[str, bool]:
-    """``("continuous" | "discrete", sweep)`` of a curling action space (a policy's)."""
+    """``("continuous" | "discrete" | "throw", sweep)`` of a curling action space (a policy's)."""
     if isinstance(space, gym.spaces.Discrete):
         return "discrete", False
     if isinstance(space, gym.spaces.Box) and space.shape in ((3,), (4,)):
-        return "continuous", space.shape == (4,)
+        sweep = space.shape == (4,)
+        return ("throw" if space == throw_space(sweep) else "continuous"), sweep
     raise ValueError(f"not a curling action space: {space}")
 
 
@@ -142,7 +153,9 @@ def observe(client: CurlingClient) -> np.ndarray:
 
 
 def throw_for(action: Any, client: CurlingClient, mode: str, tables: ShotTables) -> Throw:
-    """The throw (v, h, w, sweep) for an action of the given mode ("continuous"/"discrete")."""
+    """The throw (v, h, w, sweep) for an action of the given mode (``action_mode``)."""
+    if mode == "throw":
+        return actions.raw_throw(action)
     if mode == "discrete":
         index = int(np.asarray(action).item())
         shot = client.state[0] if client.state is not None else None

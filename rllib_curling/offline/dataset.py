@@ -1,6 +1,7 @@
 """Teacher games as RLlib offline data (``curling dataset``): what BC and MARWIL train on.
 
-A **teacher** (a built-in level, e.g. 8, the deepest search) plays ``games`` games against a mix
+A **teacher** (a built-in level, e.g. 8, the deepest search; or a checkpoint's agent with its
+search, ``make_teacher``: expert iteration) plays ``games`` games against a mix
 of ``opponents`` (levels, a pair of games each in turn: one with the hammer, one without), on the
 engine directly (no server), in parallel Ray tasks of ``games_per_shard`` games. Each teacher
 turn becomes one row of RLlib's columnar offline format (Ray 2.60, ``OfflinePreLearner``), as
@@ -63,7 +64,9 @@ class DatasetConfig:
     """What ``generate`` plays: ``teacher`` level against ``opponents`` in turn (a pair of games
     each), ``games`` games of ``ends`` ends, ``games_per_shard`` games per Ray task and file."""
 
-    teacher: int = 8
+    #: A built-in level, or a checkpoint (its path, or ``"builtin"``) whose agent plays as it
+    #: does by default (its search included): ``generate`` then needs ``make_teacher``.
+    teacher: int | str = 8
     opponents: tuple[int, ...] = (4, 6, 8)
     games: int = 200
     ends: int = 4
@@ -79,7 +82,10 @@ class DatasetConfig:
         from rllib_curling.env.config import CurlingEnvConfig
 
         CurlingEnvConfig(reward=self.reward, score_weight=self.score_weight)  # checks them
-        check_level(self.teacher, "teacher")
+        if not isinstance(self.teacher, str):
+            check_level(self.teacher, "teacher")
+        elif not self.teacher:
+            raise ConfigError("teacher: a level or a checkpoint is needed")
         if not self.opponents:
             raise ConfigError("opponents: at least one level is needed")
         for level in self.opponents:
@@ -188,13 +194,20 @@ def play_teacher_game(
     return rows
 
 
-def shard_rows(config: DatasetConfig, shard: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+#: ``make_teacher()``: the teacher ``Bot`` of a checkpoint teacher, built in the worker.
+MakeTeacher = Callable[[], Any]
+
+
+def shard_rows(
+    config: DatasetConfig, shard: int, make_teacher: MakeTeacher | None = None
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The rows of shard ``shard``'s games and a summary (games, rows, results, seconds)."""
     from rllib_curling.bots import make_bot
     from rllib_curling.bots.search import SearchBot
 
     start = time.perf_counter()
-    teacher, judge = make_bot(config.teacher), SearchBot(8)
+    teacher = make_teacher() if make_teacher is not None else make_bot(config.teacher)
+    judge = SearchBot(8)
     opponents = {level: make_bot(level) for level in set(config.opponents)}
     rows: list[dict[str, Any]] = []
     results: list[float] = []
@@ -249,7 +262,11 @@ def write_shard(out: Path, shard: int, rows: list[dict[str, Any]]) -> None:
     partial = out.parent / f".{out.name}.partial" / final.name
     shutil.rmtree(partial, ignore_errors=True)
     partial.parent.mkdir(parents=True, exist_ok=True)
-    ray.data.from_items(rows).write_parquet(str(partial))
+    # No CPU for the write: every CPU is running a shard's games, and a write waiting for one
+    # would wait for the last shard.
+    ray.data.from_items(rows).write_parquet(
+        str(partial), ray_remote_args={"num_cpus": 0}, concurrency=1
+    )
     os.replace(partial, final)
     try:
         partial.parent.rmdir()  # when no other shard is being written
@@ -265,11 +282,15 @@ def generate(
     out: str | os.PathLike[str],
     config: DatasetConfig,
     progress: Callable[[dict[str, Any], int, int], None] | None = None,
+    make_teacher: MakeTeacher | None = None,
 ) -> list[dict[str, Any]]:
     """Play and write every shard not written yet (Ray tasks, one CPU each); the shards'
-    summaries in the order they finished. ``progress(summary, done, total)`` after each."""
+    summaries in the order they finished. ``progress(summary, done, total)`` after each.
+    ``make_teacher`` (picklable) builds a checkpoint teacher in each task."""
     import ray
 
+    if isinstance(config.teacher, str) and make_teacher is None:
+        raise ConfigError(f"teacher {config.teacher!r} is a checkpoint: make_teacher is needed")
     path = Path(out).expanduser()
     check_config(path, config)
     todo = pending_shards(path, config)
@@ -279,7 +300,7 @@ def generate(
     if not ray.is_initialized():
         ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False)
     task = ray.remote(num_cpus=1)(shard_rows)
-    waiting = {task.remote(config, shard): shard for shard in todo}
+    waiting = {task.remote(config, shard, make_teacher): shard for shard in todo}
     summaries: list[dict[str, Any]] = []
     while waiting:
         ready, _ = ray.wait(list(waiting), num_returns=1)

@@ -1,9 +1,15 @@
 """Checkpoints: find the RLModule inside an RLlib checkpoint or run directory, and load a policy.
 
 ``find_checkpoint`` accepts what a user has at hand (an ``algo.save_to_path()`` dir, a Tune
-trial checkpoint, a trial dir, an experiment dir, a ``ray.tune.Checkpoint``, the module dir; any
-of them relative, absolute or with ``~``); ``load_policy`` turns it into a deterministic
-``obs -> action`` function without building the algorithm.
+trial checkpoint, a trial dir, an experiment dir, a ``ray.tune.Checkpoint``, the module dir, an
+agent folder; any of them relative, absolute or with ``~``), or ``builtin``: the agent shipped in
+the package. ``load_policy`` turns it into a deterministic ``obs -> action`` function without
+building the algorithm.
+
+An **agent folder** (``export_agent``; the shipped agent is one) is a trained network with
+nothing else: ``agent.json`` (the module's class, model config and action space, and how its
+search plays by default), ``weights.pt`` (the module's ``state_dict``, tensors only) and
+``MODEL_CARD.md``. It loads without RLlib's pickles, so it keeps across Ray versions.
 """
 
 from __future__ import annotations
@@ -18,6 +24,15 @@ import numpy as np
 
 #: Where a new-API-stack algorithm checkpoint keeps its RLModules.
 MODULE_DIR = Path("learner_group", "learner", "rl_module")
+
+#: The name of the agent shipped in the package, wherever a checkpoint is taken.
+BUILTIN = "builtin"
+#: The shipped agent's folder (an agent folder, see the module docstring).
+BUILTIN_DIR = Path(__file__).resolve().parents[1] / "data" / "builtin"
+AGENT_FILE = "agent.json"
+WEIGHTS_FILE = "weights.pt"
+CARD_FILE = "MODEL_CARD.md"
+AGENT_FORMAT = 1
 
 
 #: Metrics that rank the trials of an experiment directory, best first when higher.
@@ -36,8 +51,17 @@ def find_checkpoint(checkpoint: Any) -> Path:
       newest checkpoint of its best trial, by the last reported win rate, then mean return;
     - an RLModule directory inside a checkpoint (returned as it is).
 
+    - an agent folder (``export_agent``), or ``"builtin"``: the shipped agent (``BUILTIN_DIR``;
+      a folder of that name is ``./builtin``).
+
     Raises ``FileNotFoundError`` saying what was found instead.
     """
+    if checkpoint == BUILTIN:
+        if not (BUILTIN_DIR / AGENT_FILE).is_file():
+            raise FileNotFoundError(
+                f"the shipped agent is missing from this install ({BUILTIN_DIR})"
+            )
+        return BUILTIN_DIR
     path = Path(os.fspath(getattr(checkpoint, "path", checkpoint))).expanduser().resolve()
     if not path.is_dir():
         raise FileNotFoundError(f"no checkpoint directory at {path}")
@@ -59,7 +83,8 @@ def find_checkpoint(checkpoint: Any) -> Path:
 
 def _is_checkpoint(path: Path) -> bool:
     return (
-        (path / MODULE_DIR).is_dir()
+        (path / AGENT_FILE).is_file()
+        or (path / MODULE_DIR).is_dir()
         or (path / "policies").is_dir()
         or ((path / "rllib_checkpoint.json").is_file())
     )
@@ -90,6 +115,8 @@ def module_checkpoint_dir(checkpoint: Any, module_id: str = "default_policy") ->
     ``"default_policy"`` falls back to the learner ``"main"`` of a league run
     (``env.league.LEARNER``) when the checkpoint has no ``default_policy``."""
     path = find_checkpoint(checkpoint)
+    if (path / AGENT_FILE).is_file():
+        return path
     if (path / MODULE_DIR).is_dir():
         module_dir = path / MODULE_DIR / module_id
         if not module_dir.is_dir() and module_id == "default_policy":
@@ -125,10 +152,9 @@ def load_policy(
     import gymnasium as gym
     import torch
     from ray.rllib.core.columns import Columns
-    from ray.rllib.core.rl_module.rl_module import RLModule
     from ray.rllib.utils.spaces.space_utils import unsquash_action
 
-    module = RLModule.from_checkpoint(module_checkpoint_dir(checkpoint, module_id).as_posix())
+    module = load_module(checkpoint, module_id)
     module.eval()
     space = module.action_space
 
@@ -181,10 +207,99 @@ def load_policy(
         draws = mean + np.exp(log_std) * rng.standard_normal((max(1, k) - 1, len(mean)))
         return list(to_space(np.concatenate([mean[None], draws]).astype(np.float32)))
 
+    def values(obs: np.ndarray) -> np.ndarray:
+        """(B,) the value head's estimate for a batch of observations (B, OBS_SIZE)."""
+        batch = torch.from_numpy(np.asarray(obs, dtype=np.float32))
+        with torch.no_grad():
+            return module.compute_values({Columns.OBS: batch}).cpu().numpy()
+
     policy.propose = propose  # type: ignore[attr-defined]
     policy.module = module  # type: ignore[attr-defined]
     policy.action_space = space  # type: ignore[attr-defined]
+    policy.values = values if hasattr(module, "compute_values") else None  # type: ignore
+    policy.agent = agent_info(checkpoint, module_id)  # type: ignore[attr-defined]
     return policy
+
+
+def agent_info(checkpoint: Any, module_id: str = "default_policy") -> dict[str, Any] | None:
+    """An agent folder's ``agent.json`` (None for an RLlib checkpoint)."""
+    path = module_checkpoint_dir(checkpoint, module_id) / AGENT_FILE
+    if not path.is_file():
+        return None
+    with open(path, encoding="utf-8") as fh:
+        info: dict[str, Any] = json.load(fh)
+    if info.get("format") != AGENT_FORMAT:
+        raise ValueError(f"{path}: agent format {info.get('format')!r}, this version reads "
+                         f"{AGENT_FORMAT}")  # fmt: skip
+    return info
+
+
+def load_module(checkpoint: Any, module_id: str = "default_policy") -> Any:
+    """The RLModule of ``checkpoint`` (``module_checkpoint_dir``; an agent folder included)."""
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    module_dir = module_checkpoint_dir(checkpoint, module_id)
+    info = agent_info(module_dir)
+    if info is None:
+        return RLModule.from_checkpoint(module_dir.as_posix())
+    import torch
+
+    from rllib_curling.env.config import CurlingEnvConfig
+    from rllib_curling.env.spaces import action_space, observation_space
+    from rllib_curling.rl.models import MODULES
+
+    classes = {c.__name__: c for by_algo in MODULES.values() for c in by_algo.values()}
+    if info["module"] not in classes:
+        raise ValueError(f"{module_dir}: unknown module class {info['module']!r}")
+    space = action_space(CurlingEnvConfig(action=info["action"], sweep=info["sweep"]))
+    module = classes[info["module"]](
+        observation_space=observation_space(), action_space=space,
+        model_config=info["model_config"],
+    )  # fmt: skip
+    state = torch.load(module_dir / WEIGHTS_FILE, map_location="cpu", weights_only=True)
+    module.load_state_dict(state)
+    return module
+
+
+def export_agent(
+    checkpoint: Any,
+    out: Any,
+    *,
+    module_id: str = "default_policy",
+    search: dict[str, Any] | None = None,
+    card: str = "",
+) -> Path:
+    """Write the policy of ``checkpoint`` as an agent folder ``out`` (see the module docstring):
+    weights only, with ``search`` (the search's defaults: ``k``, ``value_weight``) and the model
+    card ``card`` (Markdown). Returns the folder."""
+    import torch
+
+    from rllib_curling.env.spaces import action_mode
+    from rllib_curling.rl.network import model_config_of
+
+    module = load_module(checkpoint, module_id)
+    mode, sweep = action_mode(module.action_space)
+    info = {
+        "format": AGENT_FORMAT,
+        "module": type(module).__name__,
+        "model_config": model_config_of(module.model_config, _module_rllib_keys()),
+        "action": mode,
+        "sweep": sweep,
+        "search": dict(search or {}),
+    }
+    out = Path(out).expanduser()
+    out.mkdir(parents=True, exist_ok=True)
+    state = {k: v.detach().cpu().clone() for k, v in module.state_dict().items()}
+    torch.save(state, out / WEIGHTS_FILE)
+    (out / AGENT_FILE).write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+    (out / CARD_FILE).write_text(card, encoding="utf-8")
+    return out
+
+
+def _module_rllib_keys() -> frozenset[str]:
+    from rllib_curling.rl.models import DQN_KEYS
+
+    return DQN_KEYS
 
 
 def start_module_from(algorithm: Any, checkpoint: Any, module_id: str = "default_policy") -> None:
@@ -192,11 +307,9 @@ def start_module_from(algorithm: Any, checkpoint: Any, module_id: str = "default
     ``default_policy`` or a league's ``"main"``; any algorithm's curling module, BC's and
     MARWIL's included) into the learner's module ``module_id``, and so into every env runner.
     Weights only (not the optimizer's state). ``ConfigError`` if the spaces differ."""
-    from ray.rllib.core.rl_module.rl_module import RLModule
-
     from rllib_curling.errors import ConfigError
 
-    source = RLModule.from_checkpoint(module_checkpoint_dir(checkpoint).as_posix())
+    source = load_module(checkpoint)
     target = algorithm.get_module(module_id)
     if (source.observation_space, source.action_space) != (
         target.observation_space,

@@ -3,7 +3,9 @@
 Used by ``curling play`` (on any server speaking the protocol, the platform's included) and by
 ``rllib evaluate``. The action mode (continuous, with or without sweep, or discrete templates) is
 read from the policy's action space, so the same code plays every checkpoint. With ``search``
-(``--search K``) the player re-ranks the policy's top K actions by simulation (``rl.search``).
+(``--search K``) the player plays the agent's search (``rl.search``): the policy's top K actions
+joined with level 8's candidates, judged by simulation and (``value_weight``) the network's value.
+An agent folder (the shipped ``builtin`` agent) says how its search plays by default.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from rllib_curling.aiming.tables import shot_tables
 from rllib_curling.aiming.templates import Throw
 from rllib_curling.client import CurlingClient
 from rllib_curling.env.spaces import action_mode, observe, throw_for
-from rllib_curling.rl.search import DEFAULT_SAMPLES, PolicySearch
+from rllib_curling.rl.search import DEFAULT_SAMPLES, PolicySearch, module_leaf_value
 
 
 class PolicyPlayer:
@@ -33,7 +35,7 @@ class PolicyPlayer:
         self.policy = policy
         self.mode, self.sweep = action_mode(action_space)
         self.tables = shot_tables()
-        self.search = search if search is not None and search.k > 1 else None
+        self.search = search
         if self.search is not None and not hasattr(policy, "propose"):
             raise ValueError("--search needs a policy loaded from a checkpoint (load_policy)")
 
@@ -43,38 +45,67 @@ class PolicyPlayer:
         checkpoint: str,
         module_id: str = "default_policy",
         *,
-        search: int = 0,
+        search: int | None = None,
         samples: int | None = None,
         seed: int | None = None,
+        value_weight: float | None = None,
     ) -> PolicyPlayer:
-        """The checkpoint's policy; ``search`` > 1 re-ranks its top ``search`` actions with
-        ``samples`` noisy throws each (``rl.search``, default ``DEFAULT_SAMPLES``; ``seed``
-        seeds the simulations)."""
+        """The checkpoint's policy; ``search`` >= 1 plays the agent's search over its top
+        ``search`` actions (``rl.search``) with ``samples`` noisy throws per candidate (default
+        ``DEFAULT_SAMPLES``; ``seed`` seeds the simulations) and the learned value weighted
+        ``value_weight``. ``None``: the agent folder's defaults (``builtin`` searches), else no
+        search (0) and no learned value."""
         from rllib_curling.rl.checkpoints import load_policy
 
         policy = load_policy(checkpoint, module_id)
-        samples = DEFAULT_SAMPLES if samples is None else samples
-        plan = PolicySearch(search, samples, seed) if search > 1 else None
+        defaults = (policy.agent or {}).get("search", {})  # type: ignore[attr-defined]
+        k = int(defaults.get("k", 0)) if search is None else search
+        if k < 1:
+            return cls(policy, policy.action_space)  # type: ignore[attr-defined]
+        weight = float(defaults.get("value_weight", 0.0)) if value_weight is None else value_weight
+        values = policy.values  # type: ignore[attr-defined]
+        if weight > 0 and values is None:
+            raise ValueError("--value-weight needs a policy with a value head (PPO, BC, MARWIL)")
+        plan = PolicySearch(
+            k, DEFAULT_SAMPLES if samples is None else samples, seed, value_weight=weight,
+            leaf_value=module_leaf_value(values) if weight > 0 else None,
+        )  # fmt: skip
         return cls(policy, policy.action_space, plan)  # type: ignore[attr-defined]
 
     def env_config(self) -> dict[str, Any]:
-        """The env_config keys that give an env this player's action space."""
-        return {"action": self.mode, "sweep": self.sweep}
+        """The env_config keys that give an env this player's action space (a searching player
+        picks its own throws: ``action="throw"``)."""
+        return {"action": "throw" if self.search else self.mode, "sweep": self.sweep}
 
     def act(self, obs: np.ndarray, client: CurlingClient) -> Any:
-        """The action for ``obs`` (the client's game as it is now): the policy's, or with search
-        the best of its top K."""
+        """The action for ``obs`` (the client's game as it is now) in ``env_config``'s space:
+        the policy's, or with search the throw it found."""
         if self.search is None:
             return self.policy(obs)
         propose = self.policy.propose  # type: ignore[attr-defined]
-        return self.search.choose(propose, obs, client, self.mode, self.tables)
+        throw = self.search.choose(propose, obs, client, self.mode, self.tables)
+        return np.array(throw[: 4 if self.sweep else 3], dtype=np.float64)
 
     def throw(self, client: CurlingClient) -> Throw:
         """Choose and send this turn's throw; returns (v, h, w, sweep)."""
         action = self.act(observe(client), client)
-        throw = throw_for(action, client, self.mode, self.tables)
+        throw = throw_for(action, client, self.env_config()["action"], self.tables)
         client.throw(*throw[:3], sweep=throw[3] if self.sweep else None)
         return throw
+
+
+def agent_bot(
+    checkpoint: str, module_id: str = "default_policy", *, search: int | None = None,
+    samples: int | None = None, value_weight: float | None = None, name: str | None = None,
+) -> Any:  # fmt: skip
+    """The checkpoint's agent as it plays by default (``from_checkpoint``'s arguments) as an
+    in-process bot (``rl.search.AgentBot``): a teacher for ``curling dataset``, a bench entry."""
+    from rllib_curling.rl.search import AgentBot
+
+    player = PolicyPlayer.from_checkpoint(
+        checkpoint, module_id, search=search, samples=samples, value_weight=value_weight
+    )
+    return AgentBot(player.policy, player.search, name=name or f"agent {checkpoint}")
 
 
 def play_session(

@@ -1,20 +1,22 @@
-"""Decision-time search (``--search K``): the policy proposes, level 8's search judges.
+"""The agent's search (``--search K``): the network proposes, a search over the engine decides.
 
 At each turn:
 
-1. the policy proposes its ``K`` most likely actions (Discrete: the ``K`` highest logits or
-   Q-values; Box: the Gaussian's mean and ``K - 1`` draws from it), turned into throws exactly
-   as in training (``env.spaces.throw_for``);
-2. level 8's search (``bots.search``) ranks those throws instead of its own candidates: each
-   once without noise, its best 12 again ``samples`` times under the platform's execution noise,
-   then its best 6 by the opponent's best answer; outcomes are judged by the chance to win the
-   game (``bots.evaluation``), the rules applied (free guard zone, centre line);
-3. the best is played (ties keep the policy's order).
+1. **Candidates**: the policy's ``K`` most likely actions (Discrete: the ``K`` highest logits or
+   Q-values; Box: the Gaussian's mean and ``K - 1`` draws from it), turned into throws exactly as
+   in training (``env.spaces.throw_for``), joined with level 8's own candidates (about 600
+   draws, guards and hits; ``level_candidates=False`` keeps the policy's alone).
+2. **Judge** (``bots.search.SearchBot`` with ``AGENT_SPEC``, level 8's search looking harder):
+   every candidate once without noise; the best ``top_k`` again ``samples`` times under the
+   platform's execution noise; the best ``reply`` by the opponent's best answers, whose own best
+   ``reply_top`` are thrown ``reply_samples`` times under noise. Positions are judged by the
+   chance to win (``bots.evaluation``), blended with the network's **learned value**
+   (``value_weight``, ``module_leaf_value``) where a stone is still to come in the end.
+3. The best is played (ties keep the policy's order: its proposals come first).
 
-``K = 1`` plays the policy's own choice. The engine moves stones like the platform's server
-(``physics.md``), so the search judges shots as they will run, on our server or the platform's.
-Cost: about ``6 × 250`` noise-free answers plus ``12 × samples`` noisy throws per turn
-(≈ 0.1–0.2 s here, level 8 itself ≈ 0.23 s).
+The engine moves stones like the platform's server (``physics.md``), so the search judges shots
+as they will run, on our server or the platform's. Cost: about 3,500 simulated throws a turn
+(``curling bench`` figures in RESULTS.md).
 """
 
 from __future__ import annotations
@@ -26,15 +28,27 @@ from typing import Any
 
 import numpy as np
 
-from rllib_curling.aiming.tables import ShotTables
+from rllib_curling import observation
+from rllib_curling.aiming.tables import ShotTables, shot_tables
+from rllib_curling.bots.base import Bot, Throw, finish
 from rllib_curling.bots.levels import MAX_LEVEL
-from rllib_curling.bots.search import SPECS, SearchBot
+from rllib_curling.bots.search import SPECS, LeafValue, SearchBot
 from rllib_curling.client import CurlingClient
-from rllib_curling.env.spaces import throw_for
+from rllib_curling.env import actions
+from rllib_curling.env.spaces import action_mode, throw_for
 from rllib_curling.game import GameConfig, GameState
 
-#: Noisy throws per re-judged candidate unless told otherwise: level 8's.
-DEFAULT_SAMPLES = SPECS[MAX_LEVEL].samples
+#: How hard the agent's search looks: level 8's candidates and judgement, with more noisy
+#: throws per candidate, more candidates against the opponent's answers, and those answers
+#: judged under noise too.
+AGENT_SPEC = dataclasses.replace(
+    SPECS[MAX_LEVEL], top_k=24, samples=24, reply=8, reply_top=4, reply_samples=8
+)
+#: Noisy throws per re-judged candidate unless told otherwise.
+DEFAULT_SAMPLES = AGENT_SPEC.samples
+
+#: ``propose(obs, k, rng)``: up to ``k`` distinct actions of the policy, most likely first.
+Propose = Callable[[np.ndarray, int, np.random.Generator], list[Any]]
 
 
 def game_state(client: CurlingClient) -> GameState:
@@ -55,42 +69,128 @@ def game_state(client: CurlingClient) -> GameState:
     )
 
 
-class _ProposalSearch(SearchBot):
-    """Level 8's judgement (noise re-judging, the opponent's best reply) over given throws."""
+def module_leaf_value(compute_values: Callable[[np.ndarray], np.ndarray]) -> LeafValue:
+    """A ``LeafValue`` from a value function ``(B, OBS_SIZE) -> (B,)`` of the player to move
+    (an RLModule's value head, trained on the ``win`` or ``win_score`` reward: about +1 for a
+    won game, −1 for a lost one), read as the chance to win ``(1 + V) / 2``, clipped to [0, 1].
 
-    def __init__(self, throws: np.ndarray, samples: int) -> None:
-        super().__init__(MAX_LEVEL, dataclasses.replace(SPECS[MAX_LEVEL], samples=samples))
-        self.throws = throws
+    A position right after stone ``shot`` is seen by the player who throws next: its chance to
+    win is ``p``, the thrower's ``1 - p``."""
+
+    def leaf(state: GameState, positions: np.ndarray, shot: int) -> np.ndarray:
+        first_thrower = state.first_seat if shot % 2 == 0 else 1 - state.first_seat
+        mover = 1 - first_thrower
+        p1, p2 = state.totals
+        diff = p1 - p2 if mover == 0 else p2 - p1
+        parity = state.seat_parity(mover)
+        ends = state.config.ends
+        obs = np.stack(
+            [
+                observation.encode_observation(pos, shot + 1, state.end, ends, parity, diff)
+                for pos in positions
+            ]
+        )
+        value = np.asarray(compute_values(obs), dtype=np.float64).reshape(len(positions))
+        return 1.0 - np.clip(0.5 + 0.5 * value, 0.0, 1.0)
+
+    return leaf
+
+
+class AgentSearch(SearchBot):
+    """``AGENT_SPEC``'s search over level 8's candidates joined with ``proposals`` (N, 4)."""
+
+    def __init__(
+        self,
+        proposals: np.ndarray,
+        spec: Any = AGENT_SPEC,
+        *,
+        level_candidates: bool = True,
+        leaf_value: LeafValue | None = None,
+        value_weight: float = 0.0,
+    ) -> None:
+        super().__init__(MAX_LEVEL, spec, leaf_value=leaf_value, value_weight=value_weight)
+        self.proposals = np.asarray(proposals, dtype=np.float64).reshape(-1, 4)
+        self.level_candidates = level_candidates
 
     def candidates(self, state: GameState, tables: ShotTables) -> np.ndarray:
-        return self.throws
+        if not self.level_candidates:
+            return self.proposals
+        return np.concatenate([self.proposals, super().candidates(state, tables)])
 
 
 @dataclass
 class PolicySearch:
-    """Re-ranks a policy's top ``k`` actions by simulation (see the module docstring)."""
+    """The agent's search over a policy's top ``k`` proposals (see the module docstring)."""
 
     k: int
     samples: int = DEFAULT_SAMPLES
     seed: int | None = None
+    level_candidates: bool = True
+    value_weight: float = 0.0
+    leaf_value: LeafValue | None = None
 
     def __post_init__(self) -> None:
         if self.k < 1 or self.samples < 1:
             raise ValueError(f"search needs k >= 1 and samples >= 1, got {self.k}, {self.samples}")
+        if not 0.0 <= self.value_weight <= 1.0:
+            raise ValueError(f"value_weight must be in [0, 1], got {self.value_weight}")
+        if self.value_weight > 0 and self.leaf_value is None:
+            raise ValueError("value_weight > 0 needs a policy with a value head")
         self.rng = np.random.default_rng(self.seed)
+        self.spec = dataclasses.replace(AGENT_SPEC, samples=self.samples)
 
     def choose(
-        self,
-        propose: Callable[[np.ndarray, int, np.random.Generator], list[Any]],
-        obs: np.ndarray,
-        client: CurlingClient,
-        mode: str,
+        self, propose: Propose, obs: np.ndarray, client: CurlingClient, mode: str,
         tables: ShotTables,
-    ) -> Any:
-        """The action to play: the best of ``propose(obs, k, rng)`` by mean simulated value."""
-        candidates = propose(obs, self.k, self.rng)
-        if len(candidates) == 1:
-            return candidates[0]
-        throws = np.array([throw_for(a, client, mode, tables) for a in candidates])
-        _, order = _ProposalSearch(throws, self.samples).rank(game_state(client), self.rng)
-        return candidates[int(order[0])]
+    ) -> tuple[float, float, float, float]:  # fmt: skip
+        """The throw ``(v, h, w, sweep)`` to play on ``client``'s game: the best of the policy's
+        proposals and (with ``level_candidates``) level 8's candidates."""
+        proposals = propose(obs, self.k, self.rng)
+        throws = np.array([throw_for(a, client, mode, tables) for a in proposals])
+        return self.best(game_state(client), throws)
+
+    def best(
+        self, state: GameState, proposals: np.ndarray, rng: np.random.Generator | None = None
+    ) -> tuple[float, float, float, float]:
+        """The best throw from ``state`` among ``proposals`` (N, 4) and level 8's candidates
+        (the noise drawn from ``rng``, else the search's own generator)."""
+        bot = AgentSearch(
+            proposals, self.spec, level_candidates=self.level_candidates,
+            leaf_value=self.leaf_value, value_weight=self.value_weight,
+        )  # fmt: skip
+        candidates, order = bot.rank(state, self.rng if rng is None else rng)
+        return finish(*candidates[int(order[0])])
+
+
+class AgentBot(Bot):
+    """A policy (``load_policy``), with the agent's search or without, as an in-process bot:
+    it plays from a ``GameState`` as the env would see it (``curling dataset``'s teacher, matches
+    without a server). ``search=None``: the policy's own choice."""
+
+    level = -1
+
+    def __init__(self, policy: Any, search: PolicySearch | None = None, name: str = "agent"):
+        self.policy = policy
+        self.search = search
+        self.mode, self.sweep = action_mode(policy.action_space)
+        self.name = name
+
+    def choose(self, state: GameState, rng: np.random.Generator) -> Throw:
+        seat = state.next_seat
+        mine, theirs = state.totals if seat == 0 else state.totals[::-1]
+        parity = state.seat_parity(seat)
+        obs = observation.encode_observation(
+            state.position, state.shot, state.end, state.config.ends, parity, mine - theirs
+        )
+        tables = shot_tables()
+
+        def throw_of(action: Any) -> Throw:
+            if self.mode == "discrete":
+                return actions.discrete_throw(int(action), state.position, parity, tables,
+                                              state.shot)  # fmt: skip
+            return actions.continuous_throw(np.asarray(action), tables)
+
+        if self.search is None:
+            return finish(*throw_of(self.policy(obs)))
+        proposals = self.policy.propose(obs, self.search.k, rng)
+        return self.search.best(state, np.array([throw_of(a) for a in proposals]), rng)

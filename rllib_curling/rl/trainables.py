@@ -22,6 +22,8 @@ user set their own):
 |       | and ``LeagueCallback`` (``rl.league.configure_league``)                       |
 | old   | ``model.custom_model = "curling_net"`` (the ModelCatalog ModelV2), no GPUs     |
 | DQN, BC, MARWIL | ``env_config.action = "discrete"`` (discrete actions, template indices) |
+| BC    | ``learner_class`` = ``rl.learners.CurlingBCLearner`` (soft targets, a value   |
+|       | head trained on results) unless the user set one                              |
 
 Everything else (batch sizes, learning rates, runners) stays as the user or RLlib set it; for
 ready-made settings that fit a small machine use ``training.algorithm_config``. Other envs run
@@ -86,6 +88,11 @@ def curling_defaults(algo: str, config: AlgorithmConfig) -> AlgorithmConfig:
 
         spec = module_spec(algo, **resolve_model_config(user_model_config))
         config.rl_module(rl_module_spec=spec)
+    if algo == "BC" and config._learner_class is None:
+        from rllib_curling.rl.learners import CurlingBCLearner, OfflineLossConfig
+
+        OfflineLossConfig.of(config.learner_config_dict)  # a bad setting fails here, in one line
+        config.learners(learner_class=CurlingBCLearner)
     if config.env == ENV_NAME:
         add_curling_metrics(config)
     elif config.env == LEAGUE_ENV_NAME:

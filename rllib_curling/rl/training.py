@@ -8,7 +8,9 @@
 | IMPALA | new/old | ``CurlingActorCritic``     | batches of 500, learner in the driver        |
 | APPO   | new/old | ``CurlingAPPOActorCritic`` | as IMPALA, plus target networks              |
 | DQN    | new     | ``CurlingQNetwork``        | RLlib's defaults: batch 32, dueling+double-Q |
-| BC     | new     | ``CurlingActorCritic``     | offline batches of 1024, one pre-learner     |
+| BC     | new     | ``CurlingActorCritic``     | offline batches of 1024, one pre-learner,    |
+|        |         |                            | data mapped once (``CurlingBCLearner``: soft |
+|        |         |                            | targets, value head trained on results)      |
 | MARWIL | new     | ``CurlingActorCritic``     | as BC; advantage-weighted, value trained     |
 
 DQN, BC and MARWIL set ``env_config["action"] = "discrete"`` (the env's discretised shot table;
@@ -157,6 +159,8 @@ def _size(config: AlgorithmConfig, name: str) -> None:
             map_batches_kwargs={"concurrency": 1, "num_cpus": 0},
             input_read_method_kwargs={"ray_remote_args": {"num_cpus": 0.5}},
         )
+        if name == "BC":  # its pre-learner needs no module: map the data once, keep it in memory
+            config.offline_data(materialize_data=False, materialize_mapped_data=True)
     # DQN: RLlib's defaults (batch 32, 1000 steps before learning, dueling + double-Q) fit.
 
 

@@ -27,7 +27,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "dataset",
         help="write a teacher's games as RLlib offline data (BC, MARWIL)",
-        description="Play a teacher level against opponent levels (a pair of games each in "
+        description="Play a teacher (a level, or a checkpoint's agent with its search) against "
+        "opponent levels (a pair of games each in "
         "turn, the hammer alternating) and write every teacher turn as a row of RLlib's "
         "columnar offline format (Parquet): observation, the nearest shot template by outcome, "
         "reward, next observation, plus the teacher's throw, every template's value (soft "
@@ -36,7 +37,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "Read it with RLlib's BCConfig().offline_data(input_=[OUT]).",
     )
     p.add_argument("out", metavar="OUT", help="the dataset folder (created; resumed if there)")
-    p.add_argument("--teacher", type=int, default=d.teacher, help=f"teacher level ({d.teacher})")
+    p.add_argument(
+        "--teacher", type=_teacher, default=d.teacher,
+        help=f"teacher: a level ({d.teacher}), or a checkpoint (builtin: the shipped agent) "
+        "whose agent plays as it does by default, its search included (expert iteration)",
+    )  # fmt: skip
     p.add_argument(
         "--opponents", default=",".join(map(str, d.opponents)),
         help=f"opponent levels, in turn ({','.join(map(str, d.opponents))})",
@@ -60,6 +65,24 @@ def _levels(text: str) -> tuple[int, ...]:
         raise ValueError(f"--opponents takes levels like 4,6,8, got {text!r}") from None
 
 
+def _teacher(text: str) -> int | str:
+    return int(text) if text.strip().lstrip("-").isdigit() else text
+
+
+def _make_teacher(teacher: int | str) -> Any:
+    """``make_teacher`` for a checkpoint teacher (its path made absolute), else None."""
+    if not isinstance(teacher, str):
+        return None
+    import functools
+
+    from rllib_curling.rl.checkpoints import find_checkpoint
+    from rllib_curling.rl.policy_player import agent_bot
+
+    path = str(find_checkpoint(teacher))
+    agent_bot(path)  # loads now: a bad checkpoint fails here, in one line
+    return functools.partial(agent_bot, path, name=f"teacher {teacher}")
+
+
 def run(args: argparse.Namespace) -> int:
     from rllib_curling.errors import ConfigError
     from rllib_curling.offline.dataset import DatasetConfig, generate, pending_shards
@@ -69,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
             teacher=args.teacher, opponents=_levels(args.opponents), games=args.games,
             ends=args.ends, games_per_shard=args.games_per_shard, seed=args.seed,
         )  # fmt: skip
-    except (ConfigError, ValueError) as exc:
+        make_teacher = _make_teacher(config.teacher)
+    except (ConfigError, ValueError, FileNotFoundError) as exc:
         print(f"curling dataset: {exc}", file=sys.stderr)
         return 2
     start = time.perf_counter()
@@ -78,13 +102,16 @@ def run(args: argparse.Namespace) -> int:
         from pathlib import Path
 
         todo = len(pending_shards(Path(args.out).expanduser(), config))
+        teacher = config.teacher if isinstance(config.teacher, str) else f"level {config.teacher}"
         print(
-            f"curling dataset: level {config.teacher} against levels "
+            f"curling dataset: {teacher} against levels "
             f"{', '.join(map(str, config.opponents))}, "
             f"{config.games} games in {config.shards} shards; {todo} to play",
             file=sys.stderr, flush=True,
         )  # fmt: skip
-        summaries = generate(args.out, config, progress=_progress_line(start, todo))
+        summaries = generate(
+            args.out, config, progress=_progress_line(start, todo), make_teacher=make_teacher
+        )
     except ConfigError as exc:
         print(f"curling dataset: {exc}", file=sys.stderr)
         return 2

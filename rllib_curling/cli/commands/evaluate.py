@@ -72,7 +72,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description=__doc__.split("\n\n", 1)[1],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("checkpoint", help="a checkpoint, or a trial/experiment directory")
+    p.add_argument("checkpoint", help="a checkpoint, a trial/experiment directory, an agent "
+                   "folder, or builtin (the agent shipped in the package)")  # fmt: skip
     p.add_argument("--episodes", type=positive_int, default=20, help="games per opponent (20)")
     p.add_argument("--opponent", type=_levels, default=[2], metavar="L[,L...]",
                    help="built-in levels 0-8 to play, e.g. 2 or 2,4,6,8 (default 2)")  # fmt: skip
@@ -167,7 +168,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         path = find_checkpoint(args.checkpoint)
         player = PolicyPlayer.from_checkpoint(
-            str(path), args.module_id, search=args.search, samples=args.samples, seed=args.seed
+            str(path),
+            args.module_id,
+            search=args.search,
+            samples=args.samples,
+            seed=args.seed,
+            value_weight=args.value_weight,
         )
     except (FileNotFoundError, ValueError) as exc:
         print(f"rllib evaluate: {exc}", file=sys.stderr)

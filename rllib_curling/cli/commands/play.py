@@ -18,7 +18,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
             "curling_server.exe. Prints one line per game."
         ),
     )
-    p.add_argument("--checkpoint", required=True, help="RLlib checkpoint (algorithm or trial dir)")
+    p.add_argument("--checkpoint", required=True,
+                   help="RLlib checkpoint (algorithm, trial or experiment dir), an agent folder, "
+                   "or builtin: the agent shipped in the package")  # fmt: skip
     p.add_argument("-H", "--host", default="127.0.0.1", help="server host (default 127.0.0.1)")
     p.add_argument("-p", "--port", type=int, default=7788, help="server TCP port (default 7788)")
     p.add_argument(
@@ -47,7 +49,11 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         player = PolicyPlayer.from_checkpoint(
-            args.checkpoint, args.module_id, search=args.search, samples=args.samples
+            args.checkpoint,
+            args.module_id,
+            search=args.search,
+            samples=args.samples,
+            value_weight=args.value_weight,
         )
     except (FileNotFoundError, ValueError) as exc:
         print(f"curling play: {exc}", file=sys.stderr)

@@ -1,8 +1,10 @@
 """``curling rate PLAYER PLAYER [...]``: a round robin between players, and their ratings.
 
 A player is a built-in level (``3`` or ``bot:3``), a checkpoint (anything
-``rl.checkpoints.find_checkpoint`` takes: a checkpoint, a trial or an experiment directory;
-needs the ``rl`` extra) or ``tcp:HOST:PORT`` (at most one: an external AI, which connects to a
+``rl.checkpoints.find_checkpoint`` takes: a checkpoint, a trial or an experiment directory, an
+agent folder, ``builtin`` for the shipped agent; needs the ``rl`` extra; it plays as ``--search``
+says, or as its agent folder says by default; ``policy:CHECKPOINT`` is its policy alone, without
+search) or ``tcp:HOST:PORT`` (at most one: an external AI, which connects to a
 server started on HOST:PORT once per opponent, as with ``curling match``). Every pair plays
 ``--games`` games, the hammer alternating (the pair's first-listed player is Player1, without
 the hammer in end 1, in the 1st, 3rd, ... game; with an odd number it has one game more
@@ -55,6 +57,8 @@ class Entrant:
     name: str
     spec: PlayerSpec | None = None
     path: str = ""
+    #: ``policy:CHECKPOINT``: the policy alone, whatever ``--search`` says.
+    no_search: bool = False
 
     @property
     def kind(self) -> str:
@@ -62,16 +66,18 @@ class Entrant:
 
 
 def parse_entrant(text: str) -> Entrant:
-    """A bot level, ``tcp:HOST:PORT`` or an existing directory (a checkpoint); ValueError else."""
+    """A bot level, ``tcp:HOST:PORT``, ``builtin`` (the shipped agent) or an existing directory
+    (a checkpoint); ValueError else."""
     if text.isdigit() or text.startswith(("bot:", "tcp:")):
         spec = parse_player(text)
         return Entrant(str(spec), spec=spec)
-    if not Path(text).expanduser().is_dir():
+    path = text.removeprefix("policy:")
+    if path != "builtin" and not Path(path).expanduser().is_dir():
         raise ValueError(
-            "a player is a bot level 0-8 (3 or bot:3), tcp:HOST:PORT or a checkpoint "
-            f"directory; no such directory: {text!r}"
+            "a player is a bot level 0-8 (3 or bot:3), tcp:HOST:PORT, builtin or a checkpoint "
+            f"directory (policy:CHECKPOINT: without search); no such directory: {path!r}"
         )
-    return Entrant(text, path=text)
+    return Entrant(text, path=path, no_search=path != text)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -82,7 +88,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("players", nargs="+", metavar="PLAYER",
-                   help="0-8 or bot:N, a checkpoint directory, or tcp:HOST:PORT")  # fmt: skip
+                   help="0-8 or bot:N, a checkpoint directory, builtin (the shipped agent), "
+                   "policy:CHECKPOINT (its policy without search), or tcp:HOST:PORT")  # fmt: skip
     p.add_argument("--games", type=int, default=200, help="games per pair (default 200)")
     p.add_argument("--ends", type=int, default=4, help="ends per game (default 4)")
     p.add_argument("--seed", type=int, default=RATE_SEED,
@@ -141,8 +148,9 @@ def _check(args: argparse.Namespace) -> tuple[list[Entrant], str] | str:
 
 
 def _load_policies(
-    entrants: list[Entrant], module_id: str, search: int = 1, samples: int = 1, seed: int = 0
-) -> dict[str, Any] | str:
+    entrants: list[Entrant], module_id: str, search: int | None = None,
+    samples: int | None = None, seed: int = 0, value_weight: float | None = None,
+) -> dict[str, Any] | str:  # fmt: skip
     """A ``PolicyPlayer`` per checkpoint entrant, or a one-line error."""
     policies: dict[str, Any] = {}
     if not any(e.kind == "checkpoint" for e in entrants):
@@ -155,7 +163,12 @@ def _load_policies(
             try:
                 path = find_checkpoint(e.path)
                 policies[e.name] = PolicyPlayer.from_checkpoint(
-                    str(path), module_id, search=search, samples=samples, seed=seed
+                    str(path),
+                    module_id,
+                    search=search,
+                    samples=samples,
+                    seed=seed,
+                    value_weight=value_weight,
                 )
             except (FileNotFoundError, ValueError) as exc:
                 return f"{e.name}: {exc}"
@@ -172,7 +185,9 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(checked, str):
         return _fail(checked)
     entrants, anchor = checked
-    policies = _load_policies(entrants, args.module_id, args.search, args.samples, args.seed)
+    policies = _load_policies(
+        entrants, args.module_id, args.search, args.samples, args.seed, args.value_weight
+    )
     if isinstance(policies, str):
         return _fail(policies)
     if args.games % 2:

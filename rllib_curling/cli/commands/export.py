@@ -1,0 +1,56 @@
+"""``curling export CHECKPOINT OUT``: a trained policy as an agent folder (weights only).
+
+An agent folder (``rl.checkpoints``) holds the network's weights (``weights.pt``), what it is
+(``agent.json``: the module, its model config, its action space, how its search plays by
+default) and a model card (``MODEL_CARD.md``). Every command that takes a checkpoint takes it;
+the agent shipped in the package (``builtin``) is one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rllib_curling.cli.options import positive_int, unit_float
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "export",
+        help="write a checkpoint's policy as an agent folder (weights, settings, model card)",
+        description=__doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("checkpoint", help="a checkpoint, or a trial/experiment directory")
+    p.add_argument("out", metavar="OUT", help="the agent folder to write (created)")
+    p.add_argument("--module-id", default="default_policy", help="module to export")
+    p.add_argument("--search", type=positive_int, default=None, metavar="K",
+                   help="the agent searches by default over its top K actions (default: no "
+                   "search unless asked)")  # fmt: skip
+    p.add_argument("--value-weight", type=unit_float, default=0.0, metavar="W",
+                   help="weight of the learned value in its search (default 0)")  # fmt: skip
+    p.add_argument("--card", type=Path, default=None, metavar="FILE",
+                   help="the model card (Markdown) to include (default: a short one naming the "
+                   "checkpoint)")  # fmt: skip
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rllib_curling.rl.checkpoints import export_agent, find_checkpoint
+
+    try:
+        path = find_checkpoint(args.checkpoint)
+        card = (
+            args.card.read_text(encoding="utf-8")
+            if args.card is not None
+            else f"# Agent\n\nExported from `{path}` with `curling export`.\n"
+        )
+        search = {"k": args.search or 0, "value_weight": args.value_weight}
+        out = export_agent(path, args.out, module_id=args.module_id, search=search, card=card)
+    except (FileNotFoundError, ValueError, OSError) as exc:
+        print(f"curling export: {exc}", file=sys.stderr)
+        return 2
+    size = sum(f.stat().st_size for f in out.iterdir())
+    print(f"{out}: {size / 1e6:.2f} MB (from {path})")
+    return 0
