@@ -1,5 +1,6 @@
 """README's main command, as written: from a checkout's root, with relative paths, the default
-config; only shortened (one training iteration, two games per opponent). Slow."""
+config; only shortened (two teacher games, one training iteration, two games per opponent).
+Slow."""
 
 from __future__ import annotations
 
@@ -37,24 +38,26 @@ def _as_here(command: str) -> list[str]:
 def test_readme__main_command_trains_and_evaluates_from_the_root(
     tmp_path: Path, no_leftover_servers: None
 ) -> None:
-    parts = main_command()
-    train = next(p for p in parts if " train " in p)
-    evaluate = next(p for p in parts if " evaluate " in p)
-    assert "--storage-path results" in train and " results/" in evaluate  # relative, as written
+    parts = [p for p in main_command() if ".venv/bin/" in p and " install " not in p]
+    dataset, train, export, evaluate = parts
+    assert " dataset data/" in dataset and "--storage-path results" in train  # relative
+    assert " export results/" in export and " evaluate agents/" in evaluate
     shutil.copytree(ROOT / "tune_configs", tmp_path / "tune_configs")  # the root's layout
-    run = subprocess.run(
-        [*_as_here(train), "--stop", '{"training_iteration": 1}'], cwd=tmp_path,
-        capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
-    assert run.returncode == 0, run.stderr[-3000:] + run.stdout[-3000:]
-    assert "best checkpoint:" in run.stdout and "win rate" in run.stdout  # the progress table
-    assert "Configuration for experiment" not in run.stdout  # no config dump by default
-    assert "Checkpoint successfully created" not in run.stdout + run.stderr
+
+    def run(command: list[str]) -> subprocess.CompletedProcess:
+        done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr[-3000:] + done.stdout[-3000:]
+        return done
+
+    run(_as_here(re.sub(r"--games \d+", "--games 2", dataset)))
+    trained = run([*_as_here(train), "--stop", '{"training_iteration": 1}'])
+    assert "best checkpoint:" in trained.stdout  # the progress table's end
+    assert "Configuration for experiment" not in trained.stdout  # no config dump by default
+    assert "Checkpoint successfully created" not in trained.stdout + trained.stderr
     # TensorBoard (README: `tensorboard --logdir results`) finds each trial's event file there.
     assert list((tmp_path / "results").glob("*/*/events.out.tfevents.*"))
-    short = re.sub(r"--episodes \d+", "--episodes 2", evaluate)
-    out = subprocess.run(_as_here(short), cwd=tmp_path, capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, out.stderr[-3000:]
+    run(_as_here(export))
+    out = run(_as_here(re.sub(r"--episodes \d+", "--episodes 2", evaluate)))
     rows = re.findall(r"^level (\d) +2 ", out.stdout, re.M)
     opponents = re.search(r"--opponent ([\d,]+)", evaluate)
     assert opponents is not None and rows == opponents.group(1).split(",")

@@ -164,3 +164,15 @@ def test_curling_export__writes_an_agent_folder_or_one_line_error(
     assert curling.main(["export", str(tmp_path / "nope"), str(tmp_path / "x")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("curling export: no checkpoint directory") and err.count("\n") == 1
+
+
+def test_experiment_dir__trials_without_games_pick_the_newest(tmp_path: Path) -> None:
+    exp = tmp_path / "results" / "curling-bc"
+    import os
+
+    for k, name in enumerate(("BC_curling_f00d_0", "BC_curling_0bad_0")):  # names are random ids
+        trial = exp / name
+        checkpoint = _checkpoint(trial / "checkpoint_000000")
+        os.utime(checkpoint, (1000.0 + k, 1000.0 + k))  # the second is the newer
+        (trial / "result.json").write_text(json.dumps({"training_iteration": 1}) + "\n")
+    assert find_checkpoint(exp).parent.name == "BC_curling_0bad_0"

@@ -48,7 +48,8 @@ def find_checkpoint(checkpoint: Any) -> Path:
     - an algorithm checkpoint (``algo.save_to_path()``, a Tune ``checkpoint_000012``);
     - a Tune trial directory: its newest ``checkpoint_*``;
     - a Tune experiment directory (``--storage-path``/name, e.g. ``results/curling-ppo``): the
-      newest checkpoint of its best trial, by the last reported win rate, then mean return;
+      newest checkpoint of its best trial, by the last reported win rate, then mean return
+      (the newest trial when they tie, as offline runs without games do);
     - an RLModule directory inside a checkpoint (returned as it is).
 
     - an agent folder (``export_agent``), or ``"builtin"``: the shipped agent (``BUILTIN_DIR``;
@@ -91,7 +92,8 @@ def _is_checkpoint(path: Path) -> bool:
 
 
 def _trial_rank(trial: Path) -> tuple[float, ...]:
-    """Last reported (win rate, mean return) of a Tune trial directory (-inf where missing)."""
+    """Last reported (win rate, mean return) of a Tune trial directory (-inf where missing), then
+    the time of its newest checkpoint."""
     last: dict[str, Any] = {}
     try:
         with open(trial / "result.json", encoding="utf-8") as fh:
@@ -106,7 +108,8 @@ def _trial_rank(trial: Path) -> tuple[float, ...]:
         for part in metric.split("/"):
             value = value.get(part, {}) if isinstance(value, dict) else {}
         ranks.append(float(value) if isinstance(value, int | float) else float("-inf"))
-    return tuple(ranks)
+    newest = max((c.stat().st_mtime for c in trial.glob("checkpoint_*")), default=0.0)
+    return (*ranks, newest)  # ties (offline runs report no games): the newest checkpoint
 
 
 def module_checkpoint_dir(checkpoint: Any, module_id: str = "default_policy") -> Path:
