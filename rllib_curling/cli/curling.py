@@ -10,8 +10,8 @@ from rllib_curling.cli import dispatch
 
 #: Subcommand modules under rllib_curling.cli.commands, in the order ``curling --help`` lists them.
 COMMANDS = (
-    "simulate", "calibrate", "server", "match", "ladder", "rate", "dataset", "export", "play",
-    "replay", "plot", "bench",
+    "simulate", "calibrate", "server", "match", "ladder", "rate", "dataset", "export", "improve",
+    "play", "replay", "plot", "bench",
 )  # fmt: skip
 
 

@@ -313,15 +313,23 @@ def start_module_from(algorithm: Any, checkpoint: Any, module_id: str = "default
     from rllib_curling.errors import ConfigError
 
     source = load_module(checkpoint)
-    target = algorithm.get_module(module_id)
-    if (source.observation_space, source.action_space) != (
-        target.observation_space,
-        target.action_space,
-    ):
+    # The learner's module (offline algorithms have no env runners to ask).
+    calls = algorithm.learner_group.foreach_learner(
+        lambda learner: (
+            learner.module[module_id].observation_space,
+            learner.module[module_id].action_space,
+        )
+    )
+    obs_space, act_space = next(iter(calls)).get()
+    if (source.observation_space, source.action_space) != (obs_space, act_space):
         raise ConfigError(
             f"start_from {checkpoint}: its policy has spaces {source.observation_space} / "
-            f"{source.action_space}, this run's {target.observation_space} / {target.action_space}"
+            f"{source.action_space}, this run's {obs_space} / {act_space}"
         )
-    algorithm.set_state(
-        {"learner_group": {"learner": {"rl_module": {module_id: source.get_state()}}}}
-    )
+    # What Algorithm.set_state does with a learner group's state, without assuming env runners
+    # (offline algorithms have none).
+    algorithm.learner_group.set_state({"learner": {"rl_module": {module_id: source.get_state()}}})
+    for group in (algorithm.env_runner_group, algorithm.eval_env_runner_group):
+        if group is not None:
+            group.sync_weights(from_worker_or_learner_group=algorithm.learner_group,
+                               inference_only=True)  # fmt: skip

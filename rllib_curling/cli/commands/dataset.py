@@ -132,7 +132,9 @@ def _init_ray(address: str | None) -> None:
     import ray
     import ray.data
 
-    ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    if not ray.is_initialized():
+        ray.init(address=address, include_dashboard=False, log_to_driver=False,
+                 logging_level="ERROR")  # fmt: skip
     logging.getLogger("ray.data").setLevel(logging.ERROR)
     ray.data.DataContext.get_current().enable_progress_bars = False
 

@@ -1,0 +1,47 @@
+"""``curling improve``: one generation of expert iteration (the agent's searched games, BC from
+its weights, a new agent folder), resumed stage by stage. Slow (Ray, Tune)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rllib_curling.cli import curling
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+
+
+def test_improve__a_generation_from_an_agent_then_resumed(
+    tmp_path: Path, capsys: pytest.CaptureFixture, no_leftover_servers: None
+) -> None:
+    from rllib_curling.offline.dataset import read_rows
+    from rllib_curling.rl.checkpoints import agent_info, load_policy
+
+    argv = ["improve", "builtin", str(tmp_path / "gen"), "--games", "2", "--ends", "1",
+            "--iterations", "1", "--opponents", "2"]  # fmt: skip
+    assert curling.main(argv) == 0
+    rows = list(read_rows(tmp_path / "gen" / "data"))
+    assert len(rows) == 2 * 8  # the teacher's 8 stones of each 1-end game
+    agent = tmp_path / "gen" / "agent"
+    assert agent_info(agent)["search"] == agent_info("builtin")["search"]
+    assert "curling improve" in (agent / "MODEL_CARD.md").read_text(encoding="utf-8")
+    # BC started from the builtin's weights: after one iteration its value head still agrees
+    # with the builtin's (a fresh network's would not: correlation about 0)
+    obs = np.random.default_rng(0).uniform(-1, 1, (64, rows[0]["obs"].shape[0]))
+    obs = np.concatenate([np.stack([r["obs"] for r in rows]), obs]).astype(np.float32)
+    before, after = load_policy("builtin").values(obs), load_policy(agent).values(obs)
+    assert np.corrcoef(before, after)[0, 1] > 0.8
+    capsys.readouterr()
+    assert curling.main(argv) == 0  # again: every stage is done, nothing is played or trained
+    err = capsys.readouterr().err
+    assert "0 shards to play" in err and "trained already" in err
+
+
+def test_improve__a_missing_agent_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    assert curling.main(["improve", str(tmp_path / "nope"), str(tmp_path / "gen")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("curling improve: no checkpoint directory") and err.count("\n") == 1
