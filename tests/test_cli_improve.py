@@ -3,6 +3,7 @@ its weights, a new agent folder), resumed stage by stage. Slow (Ray, Tune)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -13,8 +14,17 @@ from rllib_curling.cli import curling
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 
+@pytest.fixture
+def no_ray_left() -> Iterator[None]:
+    """Reading the data starts Ray in this process: stop it, for the next files' own sessions."""
+    yield
+    import ray
+
+    ray.shutdown()
+
+
 def test_improve__a_generation_from_an_agent_then_resumed(
-    tmp_path: Path, capsys: pytest.CaptureFixture, no_leftover_servers: None
+    tmp_path: Path, capsys: pytest.CaptureFixture, no_leftover_servers: None, no_ray_left: None
 ) -> None:
     from rllib_curling.offline.dataset import read_rows
     from rllib_curling.rl.checkpoints import agent_info, load_policy

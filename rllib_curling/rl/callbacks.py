@@ -21,9 +21,8 @@ current and the score rate over the latest ``window`` of them reaches ``promote_
 level becomes current: every env runner's envs get the new mixture (the current level
 ``1 - review``, the levels passed ``review`` between them) through ``set_opponents``. The
 mixture is sent again after every iteration, so an env runner that was restarted catches up.
-The stage is kept in the algorithm's metrics (``STAGE_KEY``, a lifetime maximum), which RLlib
-saves in every checkpoint: a restored run resumes at its level, and plays ``window`` games there
-before the next promotion.
+The stage lives in the driver's callback: a run restored from a checkpoint starts again at the
+first level and climbs back as fast as it wins (``window`` games per level).
 
 Shared with the league's callback (``rl.league``): ``WinRates`` (score rate per opponent over
 the last N games, kept in the driver) and ``SamplingSpeed`` (``curling/env_steps_per_s``).
@@ -120,10 +119,6 @@ def set_env_opponents(env: Any, weights: dict[int | str, float]) -> int:
     return sum(set_env_opponents(sub, weights) for sub in getattr(base, "envs", ()))
 
 
-#: Where the curriculum's stage is kept in ``algorithm.metrics`` (saved in checkpoints).
-STAGE_KEY = ("curling", "curriculum_stage_reached")
-
-
 class CurlingMetrics(RLlibCallback):
     """Logs win rate and points of each finished single-agent curling game (per opponent too),
     the sampling speed and opponent of each iteration, and runs the curriculum (module doc)."""
@@ -182,13 +177,7 @@ class CurlingMetrics(RLlibCallback):
             return
         self._curriculum = curriculum
         opponents = result.get("env_runners", {}).get("opponents", {})
-        saved = int(algorithm.metrics.peek(STAGE_KEY, default=0))
-        if saved > self.stage:  # restored from a checkpoint: resume at its level
-            self.stage = min(saved, len(curriculum.levels) - 1)
-            self._rates = None
-            self._games_at_promotion = -1  # counted from the games seen at the first update
         self._maybe_promote(curriculum, opponents)
-        algorithm.metrics.log_value(STAGE_KEY, self.stage, reduce="max", window=None)
         weights = curriculum.weights(self.stage)
         algorithm.env_runner_group.foreach_env_runner(
             lambda runner: set_env_opponents(runner.env, weights), local_env_runner=True
@@ -207,8 +196,6 @@ class CurlingMetrics(RLlibCallback):
             {k: float(v.get("score_rate", math.nan)) for k, v in opponents.items()},
         )
         key = opponent_key(curriculum.levels[self.stage])
-        if self._games_at_promotion < 0:  # resumed: this level's games start now
-            self._games_at_promotion = self._rates.games.get(key, 0)
         played = self._rates.games.get(key, 0) - self._games_at_promotion
         if self.stage == len(curriculum.levels) - 1 or played < curriculum.window:
             return
