@@ -37,6 +37,7 @@ from rllib_curling.client import CurlingClient
 from rllib_curling.env import actions
 from rllib_curling.env.spaces import action_mode, throw_for
 from rllib_curling.game import GameConfig, GameState
+from rllib_curling.offline.dataset import teacher_observation
 
 #: How hard the agent's search looks: level 8's candidates and judgement, with more noisy
 #: throws per candidate, more candidates against the opponent's answers, and those answers
@@ -137,7 +138,12 @@ class PolicySearch:
         if self.value_weight > 0 and self.leaf_value is None:
             raise ValueError("value_weight > 0 needs a policy with a value head")
         self.rng = np.random.default_rng(self.seed)
-        self.spec = dataclasses.replace(AGENT_SPEC, samples=self.samples)
+        # One search for every turn: it keeps level 8's draw candidates, which never change.
+        self._search = AgentSearch(
+            np.zeros((0, 4)), dataclasses.replace(AGENT_SPEC, samples=self.samples),
+            level_candidates=self.level_candidates, leaf_value=self.leaf_value,
+            value_weight=self.value_weight,
+        )  # fmt: skip
 
     def choose(
         self, propose: Propose, obs: np.ndarray, client: CurlingClient, mode: str,
@@ -154,11 +160,8 @@ class PolicySearch:
     ) -> tuple[float, float, float, float]:
         """The best throw from ``state`` among ``proposals`` (N, 4) and level 8's candidates
         (the noise drawn from ``rng``, else the search's own generator)."""
-        bot = AgentSearch(
-            proposals, self.spec, level_candidates=self.level_candidates,
-            leaf_value=self.leaf_value, value_weight=self.value_weight,
-        )  # fmt: skip
-        candidates, order = bot.rank(state, self.rng if rng is None else rng)
+        self._search.proposals = np.asarray(proposals, dtype=np.float64).reshape(-1, 4)
+        candidates, order = self._search.rank(state, self.rng if rng is None else rng)
         return finish(*candidates[int(order[0])])
 
 
@@ -176,12 +179,8 @@ class AgentBot(Bot):
         self.name = name
 
     def choose(self, state: GameState, rng: np.random.Generator) -> Throw:
-        seat = state.next_seat
-        mine, theirs = state.totals if seat == 0 else state.totals[::-1]
-        parity = state.seat_parity(seat)
-        obs = observation.encode_observation(
-            state.position, state.shot, state.end, state.config.ends, parity, mine - theirs
-        )
+        obs = teacher_observation(state, state.next_seat)  # the env's observation
+        parity = state.seat_parity(state.next_seat)
         tables = shot_tables()
 
         def throw_of(action: Any) -> Throw:

@@ -48,11 +48,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rllib_curling.cli.commands.dataset import _init_ray, _levels, _progress_line
+    from rllib_curling.cli.commands.dataset import (
+        _init_ray,
+        _levels,
+        _make_teacher,
+        _progress_line,
+    )
     from rllib_curling.errors import ConfigError
     from rllib_curling.offline.dataset import DatasetConfig, generate, pending_shards
     from rllib_curling.rl.checkpoints import agent_info, export_agent, find_checkpoint
-    from rllib_curling.rl.policy_player import agent_bot
 
     out = Path(args.out).expanduser().resolve()
     try:
@@ -62,12 +66,10 @@ def run(args: argparse.Namespace) -> int:
             teacher=args.agent, opponents=_levels(args.opponents), games=args.games,
             ends=args.ends, seed=args.seed,
         )  # fmt: skip
-        agent_bot(teacher)  # loads now: a bad agent fails here, in one line
+        make_teacher = _make_teacher(args.agent)  # loads it now: a bad agent fails in one line
     except (ConfigError, ValueError, FileNotFoundError) as exc:
         print(f"curling improve: {exc}", file=sys.stderr)
         return 2
-    import functools
-
     import ray
 
     from rllib_curling.rl.tuning import quiet
@@ -81,8 +83,7 @@ def run(args: argparse.Namespace) -> int:
         todo = len(pending_shards(data, config))
         _say(f"1/3 data: {args.agent} (its search) against levels {args.opponents}, "
              f"{config.games} games; {todo} shards to play")  # fmt: skip
-        generate(data, config, progress=_progress_line(start, todo),
-                 make_teacher=functools.partial(agent_bot, teacher, name="teacher"))  # fmt: skip
+        generate(data, config, progress=_progress_line(start, todo), make_teacher=make_teacher)
         results = out / "results" / EXPERIMENT
         if not list(results.glob("*/checkpoint_*")):
             _say(f"2/3 network: BC from {args.agent}'s weights, {args.iterations} iterations")
