@@ -364,8 +364,8 @@ def test_curling_play__watch_shows_the_games_it_plays(
         server.wait(30)
 
 
-def test_curriculum__promotes_to_the_next_level_and_logs_per_opponent_metrics(
-    ray_session: None, no_leftover_servers: None
+def test_curriculum__promotes_logs_per_opponent_and_a_restored_run_resumes_its_level(
+    ray_session: None, no_leftover_servers: None, tmp_path: Path
 ) -> None:
     import time
 
@@ -398,5 +398,18 @@ def test_curriculum__promotes_to_the_next_level_and_logs_per_opponent_metrics(
             lambda r: [e.opponents for e in r.env.unwrapped.envs], local_env_runner=False
         )
         assert mixtures == [[{0: 0.5, 1: 0.5}] * 2]
+        algo_obj.save_to_path(tmp_path / "checkpoint")
     finally:
         algo_obj.stop()
+    # A new run restored from the checkpoint plays level 1 from its first iteration.
+    restored = config.build_algo()
+    try:
+        restored.restore_from_path(tmp_path / "checkpoint")
+        mixtures = restored.env_runner_group.foreach_env_runner(
+            lambda r: [e.opponents for e in r.env.unwrapped.envs], local_env_runner=False
+        )
+        assert mixtures == [[{0: 0.5, 1: 0.5}] * 2]
+        result = restored.train()
+        assert result["curling"]["opponent"] == 1 and result["curling"]["curriculum_stage"] == 1
+    finally:
+        restored.stop()

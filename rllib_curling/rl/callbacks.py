@@ -21,8 +21,9 @@ current and the score rate over the latest ``window`` of them reaches ``promote_
 level becomes current: every env runner's envs get the new mixture (the current level
 ``1 - review``, the levels passed ``review`` between them) through ``set_opponents``. The
 mixture is sent again after every iteration, so an env runner that was restarted catches up.
-The stage lives in the driver's callback: a run restored from a checkpoint starts again at the
-first level and climbs back as fast as it wins (``window`` games per level).
+The stage is saved in every checkpoint (the curling algorithms' ``get_state`` asks
+:meth:`CurlingMetrics.get_curriculum_state`): a restored run resumes at its level, sends its
+mixture to the env runners at once, and plays ``window`` games there before the next promotion.
 
 Shared with the league's callback (``rl.league``): ``WinRates`` (score rate per opponent over
 the last N games, kept in the driver) and ``SamplingSpeed`` (``curling/env_steps_per_s``).
@@ -185,6 +186,25 @@ class CurlingMetrics(RLlibCallback):
         curling["opponent"] = curriculum.levels[self.stage]
         curling["curriculum_stage"] = self.stage
 
+    def get_curriculum_state(self) -> dict[str, int]:
+        """What a checkpoint keeps of the curriculum: its stage."""
+        return {"stage": self.stage}
+
+    def set_curriculum_state(self, algorithm: Any, state: Mapping[str, Any]) -> None:
+        """Resume at a checkpoint's stage: the env runners get its mixture now, and the games
+        against its level count from the next iteration's results."""
+        curriculum = _curriculum_of(algorithm.config.env_config)
+        if curriculum is None:
+            return
+        self._curriculum = curriculum
+        self.stage = min(int(state.get("stage", 0)), len(curriculum.levels) - 1)
+        self._rates = None
+        self._games_at_promotion = -1  # counted from the games seen at the next update
+        weights = curriculum.weights(self.stage)
+        algorithm.env_runner_group.foreach_env_runner(
+            lambda runner: set_env_opponents(runner.env, weights), local_env_runner=True
+        )
+
     def _maybe_promote(self, curriculum: CurriculumConfig, opponents: dict[str, Any]) -> None:
         """Move to the next level once at least ``window`` games were played against the
         current one since it became current and the score rate over the last ``window`` of
@@ -196,6 +216,8 @@ class CurlingMetrics(RLlibCallback):
             {k: float(v.get("score_rate", math.nan)) for k, v in opponents.items()},
         )
         key = opponent_key(curriculum.levels[self.stage])
+        if self._games_at_promotion < 0:  # resumed from a checkpoint: its games start now
+            self._games_at_promotion = self._rates.games.get(key, 0)
         played = self._rates.games.get(key, 0) - self._games_at_promotion
         if self.stage == len(curriculum.levels) - 1 or played < curriculum.window:
             return

@@ -25,6 +25,9 @@ user set their own):
 | BC    | ``learner_class`` = ``rl.learners.CurlingBCLearner`` (soft targets, a value   |
 |       | head trained on results) unless the user set one                              |
 
+Their checkpoints also keep the curriculum's stage (``CURLING_STATE`` in the algorithm's state,
+``rl.callbacks.CurlingMetrics``), so a restored run resumes at its level.
+
 Everything else (batch sizes, learning rates, runners) stays as the user or RLlib set it; for
 ready-made settings that fit a small machine use ``training.algorithm_config``. Other envs run
 exactly as stock RLlib.
@@ -44,6 +47,7 @@ from ray.rllib.algorithms.marwil import MARWIL
 from ray.rllib.algorithms.ppo import PPO
 from ray.rllib.utils.annotations import override
 
+from rllib_curling.rl.callbacks import CurlingMetrics
 from rllib_curling.rl.network import MODEL_NAME, resolve_model_config
 from rllib_curling.rl.registration import CURLING_ENVS, ENV_NAME, LEAGUE_ENV_NAME
 
@@ -106,8 +110,6 @@ def add_curling_metrics(config: AlgorithmConfig) -> None:
     """Add ``CurlingMetrics`` to the config's callbacks (keeping the user's)."""
     from ray.rllib.callbacks.callbacks import RLlibCallback
 
-    from rllib_curling.rl.callbacks import CurlingMetrics
-
     current = config.callbacks_class
     classes = list(current) if isinstance(current, list | tuple) else [current]
     classes = [c for c in classes if c is not RLlibCallback]
@@ -144,6 +146,34 @@ class _CurlingDefaults:
     @override(Algorithm)
     def default_resource_request(cls, config: Any) -> Any:
         return super().default_resource_request(_as_config(cls._stock, config, None))  # type: ignore[misc]
+
+    @override(Algorithm)
+    def get_state(
+        self, components: Any = None, *, not_components: Any = None, **kwargs: Any
+    ) -> Any:
+        state = super().get_state(components, not_components=not_components, **kwargs)  # type: ignore[misc]
+        metrics = _curling_metrics(self)
+        if metrics is not None and self._check_component(CURLING_STATE, components, not_components):
+            state[CURLING_STATE] = metrics.get_curriculum_state()
+        return state
+
+    @override(Algorithm)
+    def set_state(self, state: Any) -> None:
+        super().set_state(state)  # type: ignore[misc]
+        metrics = _curling_metrics(self)
+        if metrics is not None and CURLING_STATE in state:
+            metrics.set_curriculum_state(self, state[CURLING_STATE])
+
+
+#: The key of the curling callback's state (the curriculum's stage) in an algorithm's state.
+CURLING_STATE = "curling"
+
+
+def _curling_metrics(algorithm: Any) -> CurlingMetrics | None:
+    callbacks = getattr(algorithm, "callbacks", None)
+    found = [c for c in (callbacks if isinstance(callbacks, list) else [callbacks])
+             if isinstance(c, CurlingMetrics)]  # fmt: skip
+    return found[0] if found else None
 
 
 class CurlingPPO(_CurlingDefaults, PPO):
