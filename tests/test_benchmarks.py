@@ -26,6 +26,15 @@ def test_bench_env__prints_every_path(capsys: pytest.CaptureFixture[str]) -> Non
     assert result["vector_over_direct"] == ratio
 
 
+def test_bench_env_league__prints_both_ways_of_stepping(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["bench", "env", "--league", "--level", "1", "--games", "1", "--repeats", "1",
+            "--envs", "2", "--json"]  # fmt: skip
+    assert curling_main(args) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["league_sync_steps_per_s"] > 0 and result["league_together_steps_per_s"] > 0
+    assert (result["envs"], result["level"]) == (2, 1)
+
+
 def test_bench_server__prints_finite_figures(capsys: pytest.CaptureFixture[str]) -> None:
     args = ["bench", "server", "--games", "1", "--ends", "1", "--repeats", "1", "--json"]
     assert curling_main(args) == 0

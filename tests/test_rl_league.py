@@ -240,3 +240,31 @@ def test_resolve_start_from__absolute_checkpoint_or_one_line_error(tmp_path: Pat
     with pytest.raises(ConfigError, match="start_from") as err:
         resolve_start_from({"league": {"start_from": str(tmp_path / "nothing")}})
     assert "\n" not in str(err.value)
+
+
+def test_league_runs__env_runner_steps_the_games_together() -> None:
+    import ray
+
+    import rllib_curling.rl
+    from rllib_curling.env.vector_multi_agent import CurlingVectorMultiAgentEnv
+    from rllib_curling.rl import training
+    from rllib_curling.rl.env_runners import CurlingMultiAgentEnvRunner
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    rllib_curling.rl.registration.register()  # again: an earlier ray.shutdown() emptied it
+    env_config = {"ends": 1, "action": "discrete", "league": {"levels": [2, 3]}}
+    config = training.algorithm_config(
+        "PPO", env="curling_league", env_config=env_config, num_env_runners=0,
+        num_envs_per_env_runner=2, model_config={"hiddens": [8]},
+    )  # fmt: skip
+    assert config.env_runner_cls is CurlingMultiAgentEnvRunner
+    algo = config.build_algo()
+    try:
+        runner = algo.env_runner
+        assert isinstance(runner.env, CurlingVectorMultiAgentEnv) and runner.env.num_envs == 2
+        episodes = runner.sample(num_episodes=2)
+        finished = [e for e in episodes if e.is_done]
+        assert finished and all(e.get_infos()["main"][-1]["result"] for e in finished)
+    finally:
+        algo.stop()
+        ray.shutdown()

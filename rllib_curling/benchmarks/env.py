@@ -13,6 +13,12 @@ runner plays them; the same number of games in all.
 
 Prints steps/s for each (medians of ``--repeats`` runs) and the ratios to the direct path;
 ``--json`` for machines.
+
+``--league``: instead, the league's multi-agent env (``CurlingLeagueEnv``, ``--envs`` games, one
+private server each, 1-end games against level ``--level``, default 6) stepped as RLlib's
+``SyncVectorMultiAgentEnv`` steps it (one game after the other) and as
+``CurlingVectorMultiAgentEnv`` does (every throw sent before any reply is awaited, what league
+runs use); env steps per second (the learner's throws) of each.
 """
 
 from __future__ import annotations
@@ -106,13 +112,69 @@ def _direct_steps_per_s(games: int, seed: int) -> float:
     return steps / (time.perf_counter() - start)
 
 
+def _league_steps_per_s(games: int, envs: int, level: int, seed: int, together: bool) -> float:
+    from ray.rllib.env.vector.sync_vector_multi_agent_env import SyncVectorMultiAgentEnv
+
+    from rllib_curling.env.league import CurlingLeagueEnv, level_name
+    from rllib_curling.env.vector_multi_agent import CurlingVectorMultiAgentEnv
+
+    subs = [CurlingLeagueEnv({"ends": 1, "action": "discrete"}) for _ in range(envs)]
+    for sub in subs:
+        sub.set_league({level_name(level): 1.0})
+    if together:
+        vector: Any = CurlingVectorMultiAgentEnv(subs)
+    else:
+        vector = SyncVectorMultiAgentEnv(env_fns=[lambda sub=sub: sub for sub in subs])
+    n = subs[0].get_action_space("main").n
+    try:
+        observations, _ = vector.reset(seed=seed)
+        played = steps = 0
+        start = time.perf_counter()
+        while played < games:
+            actions = [{agent: (steps + i) % n for agent in obs}
+                       for i, obs in enumerate(observations)]  # fmt: skip
+            steps += sum(len(a) for a in actions)
+            observations, _, terminateds, _, _ = vector.step(actions)
+            played += sum(bool(t["__all__"]) for t in terminateds)
+        return steps / (time.perf_counter() - start)
+    finally:
+        vector.close()
+
+
+def _league_main(args: argparse.Namespace) -> int:
+    runs = {
+        name: [_league_steps_per_s(args.games, args.envs, args.level, seed, together)
+               for seed in range(args.repeats)]
+        for name, together in (("sync", False), ("together", True))
+    }  # fmt: skip
+    result = {f"league_{name}_steps_per_s": statistics.median(r) for name, r in runs.items()}
+    result.update(envs=args.envs, level=args.level, games_per_run=args.games,
+                  repeats=args.repeats)  # fmt: skip
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    sync, together = result["league_sync_steps_per_s"], result["league_together_steps_per_s"]
+    print(f"league env, {args.envs} games against level {args.level}, one private server each")
+    print(f"  one game after the other (RLlib's SyncVectorMultiAgentEnv): {sync:.1f} env steps/s")
+    print(
+        f"  stepped together (CurlingVectorMultiAgentEnv):             {together:.1f} env steps/s"
+    )
+    print(f"  together / one after the other: {together / sync:.2f}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="curling bench env", description=__doc__)
     parser.add_argument("--games", type=int, default=10, help="4-end games per run (10)")
     parser.add_argument("--repeats", type=int, default=3, help="runs per path (3)")
     parser.add_argument("--envs", type=int, default=8, help="games of the vector path (8)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--league", action="store_true",
+                        help="the league's multi-agent env instead (module doc)")  # fmt: skip
+    parser.add_argument("--level", type=int, default=6, help="--league: the bots' level (6)")
     args = parser.parse_args(argv)
+    if args.league:
+        return _league_main(args)
     _direct_steps_per_s(1, 0)  # warm-up: compile the engine, build the aiming tables
     tcp = [_tcp_steps_per_s(args.games, seed) for seed in range(args.repeats)]
     vector = [_vector_steps_per_s(args.games, args.envs, seed) for seed in range(args.repeats)]

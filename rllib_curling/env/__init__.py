@@ -11,6 +11,9 @@
 | ``curling_env`` | ``CurlingEnv``: single agent against a built-in or external opponent |
 | ``vector``      | ``CurlingVectorEnv``: N ``CurlingEnv`` on one server, pipelined     |
 | ``multi_agent`` | ``CurlingMultiAgentEnv``: both seats as RLlib agents (imports Ray)  |
+| ``league``      | ``CurlingLeagueEnv``: the learner against a league of opponents     |
+| ``vector_multi_agent`` | ``CurlingVectorMultiAgentEnv``: multi-agent games stepped    |
+|                 | together, pipelined (imports Ray)                                    |
 | ``render``      | text and image pictures of a position (matplotlib for images)       |
 
 ``CurlingMultiAgentEnv`` is loaded on first access, so ``from rllib_curling.env import

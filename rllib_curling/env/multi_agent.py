@@ -115,16 +115,37 @@ class CurlingMultiAgentEnv(MultiAgentEnv):
         return {mover: observe(self._clients[mover])}, {mover: self._info(mover)}
 
     def step(self, action_dict: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        self.send_throw(self.throw_of(action_dict))
+        return self.finish_step()
+
+    # ``step`` in three parts, for ``CurlingVectorMultiAgentEnv``: it checks every game's action,
+    # then sends every throw, and only then waits for the servers' replies.
+
+    def throw_of(self, action_dict: dict[str, Any]) -> tuple[float, ...]:
+        """The mover's throw ``(v, h, w[, sweep])`` for ``action_dict``, checked as ``step``
+        checks it (a ``ValueError`` and nothing sent when it does not fit)."""
         mover = self._to_move
         if mover is None:
             raise RuntimeError("step() called before reset() or after the game ended")
         if mover not in action_dict:
             raise ValueError(f"it is {mover}'s turn; got actions for {sorted(action_dict)}")
-        client = self._clients[mover]
         action = check_action(action_dict[mover], self.action_spaces[mover])
-        throw = throw_for(action, client, self.config.action, self._tables)
+        return throw_for(action, self._clients[mover], self.config.action, self._tables)
+
+    def send_throw(self, throw: tuple[float, ...]) -> None:
+        """Send the mover's throw (``throw_of``); ``finish_step`` then waits for the replies."""
+        assert self._to_move is not None
         try:
-            client.throw(*throw[:3], sweep=throw[3] if self.config.sweep else None)
+            self._clients[self._to_move].throw(
+                *throw[:3], sweep=throw[3] if self.config.sweep else None
+            )
+        except ConnectionLostError as exc:
+            self._disconnect()
+            raise self._server.lost(exc, "step()") from exc
+
+    def finish_step(self) -> tuple[dict, dict, dict, dict, dict]:
+        """Wait until the next agent is to move or the game is over; ``step``'s return."""
+        try:
             nxt = self._pump(expect_game=False)
         except ConnectionLostError as exc:
             self._disconnect()

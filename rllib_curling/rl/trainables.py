@@ -20,6 +20,8 @@ user set their own):
 |       | ``CurlingMetrics`` beside any callbacks of the user (single-agent env)        |
 | new   | ``"curling_league"``: modules ``{"main"}`` trained, the identity mapping fn  |
 |       | and ``LeagueCallback`` (``rl.league.configure_league``)                       |
+| new   | ``"curling_multi"``, ``"curling_league"``: ``env_runner_cls`` =               |
+|       | ``rl.env_runners.CurlingMultiAgentEnvRunner`` (games stepped together)        |
 | old   | ``model.custom_model = "curling_net"`` (the ModelCatalog ModelV2), no GPUs     |
 | DQN, BC, MARWIL | ``env_config.action = "discrete"`` (discrete actions, template indices) |
 | BC    | ``learner_class`` = ``rl.learners.CurlingBCLearner`` (soft targets, a value   |
@@ -49,7 +51,12 @@ from ray.rllib.utils.annotations import override
 
 from rllib_curling.rl.callbacks import CurlingMetrics
 from rllib_curling.rl.network import MODEL_NAME, resolve_model_config
-from rllib_curling.rl.registration import CURLING_ENVS, ENV_NAME, LEAGUE_ENV_NAME
+from rllib_curling.rl.registration import (
+    CURLING_ENVS,
+    ENV_NAME,
+    LEAGUE_ENV_NAME,
+    MULTI_AGENT_ENV_NAME,
+)
 
 #: Algorithms that learn from offline data (``curling dataset``: template indices).
 OFFLINE = ("BC", "MARWIL")
@@ -97,6 +104,10 @@ def curling_defaults(algo: str, config: AlgorithmConfig) -> AlgorithmConfig:
 
         OfflineLossConfig.of(config.learner_config_dict)  # a bad setting fails here, in one line
         config.learners(learner_class=CurlingBCLearner)
+    if config.env in (MULTI_AGENT_ENV_NAME, LEAGUE_ENV_NAME) and config.env_runner_cls is None:
+        from rllib_curling.rl.env_runners import CurlingMultiAgentEnvRunner
+
+        config.env_runners(env_runner_cls=CurlingMultiAgentEnvRunner)
     if config.env == ENV_NAME:
         add_curling_metrics(config)
     elif config.env == LEAGUE_ENV_NAME:
