@@ -252,3 +252,44 @@ def test_agent_bot__plays_a_game_in_process_the_same_for_the_same_seed(tmp_path:
     # the plain bot throws the policy's template; with search it finds scoring draws
     searched = play_game((searching, make_bot(0)), config, np.random.default_rng(3))
     assert searched.totals[0] >= 3
+
+
+def test_server_agent_seat__a_person_plays_builtin_and_its_explanations_are_recorded(
+    tmp_path: Path,
+) -> None:
+    import json
+    import time
+
+    from web_helpers import get_json, http, records_of
+
+    from rllib_curling.cli.commands.server import agent_factories
+    from rllib_curling.server import start_server_thread
+    from rllib_curling.server.config import ServerConfig
+
+    agents = agent_factories(["builtin"])
+    config = ServerConfig(tcp_port=0, http_port=0, seed=3, ends=1, bot_seat=0,
+                          log_dir=str(tmp_path))  # fmt: skip
+    handle = start_server_thread(config, agents=agents)
+    try:
+        web = handle.web_url
+        assert get_json(web + "api/play")["agents"] == ["builtin"]
+        body = json.dumps({"key": handle.play_key, "opponent": "builtin"}).encode()
+        status, _, reply = http(web + "api/play", "POST", body)
+        assert status == 200, reply
+        token = json.loads(reply)["seat"]
+        deadline = time.monotonic() + 60
+        while (state := get_json(f"{web}api/seats/{token}"))["waiting"] != "throw":
+            assert time.monotonic() < deadline and not state["over"]
+            time.sleep(0.05)
+        http(f"{web}api/seats/{token}/resign", "POST", b"{}")
+    finally:
+        handle.stop()
+    (shot,) = [r for r in records_of(tmp_path) if r["type"] == "shot"]  # the agent threw first
+    explain = shot["explain"]
+    assert 0.0 <= explain["win"] <= 1.0
+    assert len(explain["top"]) == search.EXPLAIN_TOP
+    assert all(len(t["throw"]) == 4 and 0.0 < t["p"] <= 1.0 for t in explain["top"])
+    assert [t["p"] for t in explain["top"]] == sorted(
+        (t["p"] for t in explain["top"]), reverse=True
+    )
+    assert explain["judged"][0] == [round(x, 4) for x in shot["throw_sent"]]  # it threw its best

@@ -210,6 +210,19 @@ def load_policy(
         draws = mean + np.exp(log_std) * rng.standard_normal((max(1, k) - 1, len(mean)))
         return list(to_space(np.concatenate([mean[None], draws]).astype(np.float32)))
 
+    def likely(obs: np.ndarray, k: int) -> tuple[list[Any], list[float] | None]:
+        """The ``k`` most likely actions for one observation and their probabilities (Discrete
+        policies: the softmax of the logits; None for Q-values and Box policies, which give
+        their mean first)."""
+        actions = propose(obs, k, np.random.default_rng(0))
+        if not isinstance(space, gym.spaces.Discrete) or hasattr(module, "compute_q_values"):
+            return actions, None
+        batch = torch.from_numpy(np.asarray(obs, dtype=np.float32)[None])
+        with torch.no_grad():
+            logits = module.forward_inference({Columns.OBS: batch})[Columns.ACTION_DIST_INPUTS]
+        probabilities = torch.softmax(logits[0].double(), dim=0).cpu().numpy()
+        return actions, [float(probabilities[a]) for a in actions]
+
     def values(obs: np.ndarray) -> np.ndarray:
         """(B,) the value head's estimate for a batch of observations (B, OBS_SIZE)."""
         batch = torch.from_numpy(np.asarray(obs, dtype=np.float32))
@@ -217,6 +230,7 @@ def load_policy(
             return module.compute_values({Columns.OBS: batch}).cpu().numpy()
 
     policy.propose = propose  # type: ignore[attr-defined]
+    policy.likely = likely  # type: ignore[attr-defined]
     policy.module = module  # type: ignore[attr-defined]
     policy.action_space = space  # type: ignore[attr-defined]
     policy.values = values if hasattr(module, "compute_values") else None  # type: ignore

@@ -48,6 +48,10 @@ AGENT_SPEC = dataclasses.replace(
 #: Noisy throws per re-judged candidate unless told otherwise.
 DEFAULT_SAMPLES = AGENT_SPEC.samples
 
+#: Shots an explaining agent shows: the policy's most likely, and the search's best judged.
+EXPLAIN_TOP = 5
+EXPLAIN_CANDIDATES = 8
+
 #: ``propose(obs, k, rng)``: up to ``k`` distinct actions of the policy, most likely first.
 Propose = Callable[[np.ndarray, int, np.random.Generator], list[Any]]
 
@@ -162,21 +166,29 @@ class PolicySearch:
         (the noise drawn from ``rng``, else the search's own generator)."""
         self._search.proposals = np.asarray(proposals, dtype=np.float64).reshape(-1, 4)
         candidates, order = self._search.rank(state, self.rng if rng is None else rng)
+        #: The best judged candidates of the last call, best first (``AgentBot.explanation``).
+        self.judged = candidates[order[:EXPLAIN_CANDIDATES]]
         return finish(*candidates[int(order[0])])
 
 
 class AgentBot(Bot):
     """A policy (``load_policy``), with the agent's search or without, as an in-process bot:
     it plays from a ``GameState`` as the env would see it (``curling dataset``'s teacher, matches
-    without a server). ``search=None``: the policy's own choice."""
+    without a server, a seat on ``curling server``'s page). ``search=None``: the policy's own
+    choice. ``explain``: ``explanation()`` says why it threw what it threw (below)."""
 
     level = -1
 
-    def __init__(self, policy: Any, search: PolicySearch | None = None, name: str = "agent"):
+    def __init__(
+        self, policy: Any, search: PolicySearch | None = None, name: str = "agent",
+        *, explain: bool = False,
+    ) -> None:  # fmt: skip
         self.policy = policy
         self.search = search
         self.mode, self.sweep = action_mode(policy.action_space)
         self.name = name
+        self.explain = explain
+        self._explanation: dict[str, Any] | None = None
 
     def choose(self, state: GameState, rng: np.random.Generator) -> Throw:
         obs = teacher_observation(state, state.next_seat)  # the env's observation
@@ -190,6 +202,46 @@ class AgentBot(Bot):
             return actions.continuous_throw(np.asarray(action), tables)
 
         if self.search is None:
-            return finish(*throw_of(self.policy(obs)))
-        proposals = self.policy.propose(obs, self.search.k, rng)
-        return self.search.best(state, np.array([throw_of(a) for a in proposals]), rng)
+            throw = finish(*throw_of(self.policy(obs)))
+        else:
+            proposals = self.policy.propose(obs, self.search.k, rng)
+            throw = self.search.best(state, np.array([throw_of(a) for a in proposals]), rng)
+        if self.explain:
+            self._explanation = self._explain(obs, throw_of)
+        return throw
+
+    def explanation(self) -> dict[str, Any] | None:
+        """Why the last throw (with ``explain``), as the page draws it:
+
+        | key          | what                                                              |
+        |--------------|-------------------------------------------------------------------|
+        | ``win``      | the value head's chance to win for the thrower, (1 + V) / 2, or   |
+        |              | None without a value head                                         |
+        | ``top``      | the policy's ``EXPLAIN_TOP`` most likely shots: ``{"throw":       |
+        |              | [v, h, w, sweep], "p": probability or None}``                     |
+        | ``judged``   | with the search, its best ``EXPLAIN_CANDIDATES`` candidates, best |
+        |              | first (the first was thrown): ``[v, h, w, sweep]`` each           |
+        """
+        return self._explanation
+
+    def _explain(self, obs: np.ndarray, throw_of: Callable[[Any], Throw]) -> dict[str, Any]:
+        top, probabilities = self.policy.likely(obs, EXPLAIN_TOP)
+        win = None
+        if self.policy.values is not None:
+            value = float(self.policy.values(np.asarray(obs)[None])[0])
+            win = round(float(np.clip(0.5 + 0.5 * value, 0.0, 1.0)), 4)
+        shots = [
+            {"throw": _rounded(finish(*throw_of(action))),
+             "p": None if probabilities is None else round(probabilities[i], 4)}
+            for i, action in enumerate(top)
+        ]  # fmt: skip
+        judged = getattr(self.search, "judged", None)
+        return {
+            "win": win,
+            "top": shots,
+            "judged": [] if judged is None else [_rounded(t) for t in judged],
+        }
+
+
+def _rounded(throw: Any) -> list[float]:
+    return [round(float(x), 4) for x in np.asarray(throw, dtype=np.float64).ravel()[:4]]

@@ -41,6 +41,7 @@ from rllib_curling import sheet
 from rllib_curling.game import Game, GameConfig, GameState, Transition
 from rllib_curling.server.config import ServerConfig
 from rllib_curling.server.connection import SeatLost
+from rllib_curling.server.people import PersonPlayer
 from rllib_curling.server.players import BotPlayer, Player, RemotePlayer
 from rllib_curling.server.records import GameRecorder, position_list
 
@@ -66,7 +67,7 @@ class Match:
 
     def __init__(
         self,
-        players: list[Player],
+        players: list[Player | PersonPlayer],
         *,
         config: ServerConfig,
         recorder: GameRecorder,
@@ -87,8 +88,10 @@ class Match:
             if isinstance(player, RemotePlayer):
                 player.conn.on_close = self._closed_callback(player)
                 player.conn.lost_check = lambda: self.lost
+            elif isinstance(player, PersonPlayer):
+                player.on_leave = self._closed_callback(player)
 
-    def _closed_callback(self, gone: RemotePlayer) -> Callable[[], None]:
+    def _closed_callback(self, gone: RemotePlayer | PersonPlayer) -> Callable[[], None]:
         def closed() -> None:
             if self.lost is None:
                 self.lost = gone.seat  # its seat in the game being played
@@ -129,7 +132,7 @@ class Match:
     async def _close_all(self) -> None:
         for player in self.remotes:
             player.conn.on_close = None
-        await asyncio.gather(*(pl.close(empties=True) for pl in self.remotes))
+        await asyncio.gather(*(pl.close(empties=True) for pl in self.players))
         self.recorder.flush()
 
     # -- one game ------------------------------------------------------------------------------
@@ -144,6 +147,8 @@ class Match:
         state = GameState(first_seat=0, config=config)
         game_id = f"{self.game_id_prefix}m{self.match_index}-g{game}"
         self._broadcast(p.NewGame())
+        for player in self.players:
+            player.start_game(game_id)
         self.recorder.write(self._game_start_record(game_id, game, state))
         try:
             while True:
@@ -232,8 +237,10 @@ class Match:
         """Get the thrower's throw, simulate it, apply the rules and any centre-line choice."""
         thrower = self.players[state.next_seat]
         resets: list[dict[str, Any]] = []
+        explanation = None
         if isinstance(thrower, BotPlayer):
             sent: tuple[float, ...] | None = await thrower.choose(state, bot_rng)
+            explanation = thrower.explanation()
         else:
             timeout = None if thrower.debug else self.config.turn_timeout
             state, sent = await thrower.choose(state, timeout, resets)
@@ -258,6 +265,8 @@ class Match:
         if not self.recorder.enabled:
             return transition, after, {}
         record = self._shot_record(state, sent, throw, seed, transition, choice, after)
+        if explanation is not None:
+            record["explain"] = explanation
         return transition, after, {"type": "shot", "game_id": game_id, **record}
 
     def _clamp(self, sent: tuple[float, ...] | None) -> np.ndarray | None:
@@ -280,18 +289,15 @@ class Match:
         MOTIONINFO reports, and when no SWEEP (or ``SWEEP 0``) comes it is the result; only a
         sweep makes a second run (same seed, so the same path up to mid-sheet). How long the
         thrower is waited for is its own sweep rule (``RemotePlayer.sweep_window``): the
-        whole ``sweep_window`` on its first MOTIONINFO, then only if it has ever sent a SWEEP.
+        whole ``sweep_window`` on its first MOTIONINFO, then only if it has ever sent a SWEEP;
+        a person on the page gets ``people.PERSON_SWEEP_WINDOW_S``.
         """
         sim = self._physics.simulate
         pos, slot = state.position, state.shot
         result = sim(pos, slot, throw, seed=seed)
         if isinstance(thrower, BotPlayer) or result.mid is None:
             return throw, result
-        window = self.config.sweep_window
-        if window <= 0:
-            thrower.motion_info(result.mid)
-            return throw, result
-        distance = await thrower.sweep(result.mid, window)
+        distance = await thrower.sweep(result.mid, self.config.sweep_window)
         if distance == 0.0:
             return throw, result
         throw = np.asarray(self._physics.clamp_throw((*throw[:3], distance)), np.float64)

@@ -1,11 +1,14 @@
-"""The two kinds of seat a match plays with: a remote client (``RemotePlayer``) and a built-in
-bot answering in-process (``BotPlayer``). The match (``server_match``) talks to both alike.
+"""The kinds of seat a match plays with: a remote client (``RemotePlayer``), a built-in bot or
+an agent answering in-process (``BotPlayer``), and a person on the page (``server.people``'s
+``PersonPlayer``, which answers as a remote client does). The match (``server.match``) talks
+to them alike.
 
 - ``ready()``: bot: build its tables (remote clients are readied when seated: ``ready_client``).
 - ``choose(state, …)``: remote: GO, then BESTSHOT (debug mode: RESET* meanwhile);
   bot: ``bot.choose`` (the search bots, levels 5-8, in a worker thread).
 - ``sweep(mid, window)``: remote only: MOTIONINFO, then SWEEP within the window, which is
-  offered by the sweep rule (``RemotePlayer.sweep_window``).
+  offered by the sweep rule (``RemotePlayer.sweep_window``; no window: MOTIONINFO alone).
+- ``start_game(game_id)``: the game about to start (a person's page watches it).
 - ``centerline_choice(t)``: remote: CENTERLINE_VIOLATION, then the choice (KEEP on timeout);
   bot: ``bot.centerline_choice``.
 """
@@ -66,6 +69,9 @@ class RemotePlayer:
         self.seat = self.conn.seat = seat
         self.conn.send(p.Name(seat))
         self.conn.send(p.ConnectName(seat))
+
+    def start_game(self, game_id: str) -> None:
+        """The client learns of a new game from NEWGAME."""
 
     def send_bytes(self, data: bytes) -> None:
         self.conn.send_bytes(data)
@@ -152,7 +158,11 @@ class RemotePlayer:
     async def sweep(self, mid: np.ndarray, window: float) -> float:
         """Send MOTIONINFO; the SWEEP distance received within ``sweep_window(window)``
         seconds, else 0. Without one, SWEEP stays accepted until the next turn: a late one is
-        not applied (the shot is played) but earns the connection the window from then on."""
+        not applied (the shot is played) but earns the connection the window from then on.
+        ``window`` 0: MOTIONINFO only (the server waits for no SWEEP)."""
+        if window <= 0:
+            self.motion_info(mid)
+            return 0.0
         wait = self.sweep_window(window)
         self._offered_window = self._offered_window or wait > 0
         self.conn.accept(p.Sweep)
@@ -230,19 +240,36 @@ def _warm_up_bots() -> None:
 
 
 class BotPlayer:
-    """A built-in opponent (``rllib_curling.bots.make_bot(level)``) answering in-process."""
+    """A built-in opponent (``rllib_curling.bots.make_bot(level)``) answering in-process, or
+    any ``Bot`` (``of``: an agent the server was given). A bot that explains its throws (an
+    ``explanation()`` method, e.g. ``rl.search.AgentBot``) has it written into the shot's
+    record (``explain``)."""
 
     is_bot = True
     debug = False
 
-    def __init__(self, level: int, seat: int) -> None:
+    def __init__(self, level: int, seat: int, *, bot: Any = None, kind: str | None = None) -> None:
         self.level, self.seat = level, seat
-        self.bot = make_bot(level)
+        self.bot = make_bot(level) if bot is None else bot
         self.name = str(getattr(self.bot, "name", None) or f"bot-{level}")
+        self._kind = kind or f"bot:{level}"
+
+    @classmethod
+    def of(cls, bot: Any, seat: int, *, kind: str) -> BotPlayer:
+        """An in-process player for ``bot`` (it chooses in a worker thread)."""
+        return cls(INLINE_MAX_LEVEL + 1, seat, bot=bot, kind=kind)
 
     @property
     def kind(self) -> str:
-        return f"bot:{self.level}"
+        return self._kind
+
+    def explanation(self) -> dict[str, Any] | None:
+        """What the bot says of its last throw (``explain`` in the shot's record), or None."""
+        explain = getattr(self.bot, "explanation", None)
+        return explain() if callable(explain) else None
+
+    def start_game(self, game_id: str) -> None:
+        """Bots read the game state directly."""
 
     def send(self, msg: p.Message) -> None:
         """Bots read the game state directly; messages to them are dropped."""

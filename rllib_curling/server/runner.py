@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import secrets
 import signal
 import sys
 import threading
@@ -20,6 +21,7 @@ from rllib_curling.errors import ServerStartError
 from rllib_curling.server.config import ServerConfig
 from rllib_curling.server.loop_thread import LoopThread
 from rllib_curling.server.match import load_physics
+from rllib_curling.server.people import AgentFactory
 from rllib_curling.server.seats import SEAT_WAIT_S, CurlingServer
 
 __all__ = [
@@ -54,11 +56,15 @@ async def serve(
     stop_event: asyncio.Event | None = None,
     warm_up: bool = True,
     on_web: Callable[[str], None] | None = None,
+    agents: dict[str, AgentFactory] | None = None,
+    play_key: str | None = None,
 ) -> None:
     """Run a server until ``stop_event`` is set (or forever); raises ``ServerStartError``.
     ``on_listening`` gets the ``(host, port)`` of every room once the server accepts, then
-    ``on_web(url)`` the page's URL when the server serves the page."""
-    server = CurlingServer(config)
+    ``on_web(url)`` the page's URL when the server serves the page. ``agents``: the agents
+    people may play on the page, by name, and ``play_key`` the key people take seats with when
+    the server has no ``keys`` (None: a random one; ``server.people``)."""
+    server = CurlingServer(config, agents=agents, play_key=play_key)
     addresses = await server.start()  # bind first: a port in use fails at once
     try:
         if warm_up:
@@ -84,6 +90,8 @@ def run_server(
     parent_pid: int | None = None,
     on_listening: Callable[[list[tuple[str, int]]], None] | None = None,
     on_web: Callable[[str], None] | None = None,
+    agents: dict[str, AgentFactory] | None = None,
+    play_key: str | None = None,
 ) -> int:
     """Run a server in this thread until SIGINT/SIGTERM (on Windows Ctrl+C or Ctrl+Break), or
     with ``exit_with_parent`` until the parent ends (``_watch_parent``).
@@ -114,7 +122,8 @@ def run_server(
             if on_web is not None:
                 on_web(url)
 
-        await serve(config, on_listening=listening, stop_event=stop, on_web=web)
+        await serve(config, on_listening=listening, stop_event=stop, on_web=web, agents=agents,
+                    play_key=play_key)  # fmt: skip
 
     _run(main())
     return 0
@@ -212,8 +221,16 @@ class ServerHandle(LoopThread):
     """A server running in a background thread: ``address`` (host, port), ``addresses`` (of
     every room), ``web_url`` (the page's URL with ``http_port``, else None) and ``stop()``."""
 
-    def __init__(self, config: ServerConfig, *, warm_up: bool = True) -> None:
-        self.config = config
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        warm_up: bool = True,
+        agents: dict[str, AgentFactory] | None = None,
+    ) -> None:
+        self.config, self._agents = config, agents
+        #: The key people take seats on the page with when ``config.keys`` is empty.
+        self.play_key = secrets.token_urlsafe(9)
         self.address: tuple[str, int] | None = None
         self.addresses: list[tuple[str, int]] = []
         self.web_url: str | None = None
@@ -232,10 +249,14 @@ class ServerHandle(LoopThread):
 
         await serve(
             self.config, on_listening=listening, stop_event=self._stop, warm_up=self._warm_up,
-            on_web=web,
+            on_web=web, agents=self._agents, play_key=self.play_key,
         )  # fmt: skip
 
 
-def start_server_thread(config: ServerConfig, *, warm_up: bool = True) -> ServerHandle:
-    """Start a server in a daemon thread; returns once it listens (raises ``ServerStartError``)."""
-    return ServerHandle(config, warm_up=warm_up)
+def start_server_thread(
+    config: ServerConfig, *, warm_up: bool = True, agents: dict[str, AgentFactory] | None = None
+) -> ServerHandle:
+    """Start a server in a daemon thread; returns once it listens (raises ``ServerStartError``).
+    ``agents``: the agents people may play on the page (``server.people``); people take seats
+    with one of ``config.keys``, or without keys with ``handle.play_key``."""
+    return ServerHandle(config, warm_up=warm_up, agents=agents)

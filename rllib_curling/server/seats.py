@@ -43,6 +43,7 @@ from rllib_curling.server.config import ServerConfig
 from rllib_curling.server.connection import Connection, SeatLost
 from rllib_curling.server.console import CONSOLE, game_line, lobby_line
 from rllib_curling.server.match import Match
+from rllib_curling.server.people import AgentFactory, PeopleDesk, PersonPlayer
 from rllib_curling.server.players import BotPlayer, Player, RemotePlayer, ready_client
 from rllib_curling.server.records import RECORD_VERSION, GameRecorder
 from rllib_curling.server.throttle import KeyThrottle
@@ -74,7 +75,13 @@ class Room:
 class CurlingServer:
     """The listener and the seats. Use ``start()`` / ``stop()`` inside a running event loop."""
 
-    def __init__(self, config: ServerConfig) -> None:
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        agents: dict[str, AgentFactory] | None = None,
+        play_key: str | None = None,
+    ) -> None:
         self.config = config
         self.seed = config.seed if config.seed is not None else secrets.randbits(63)
         self.recorder = GameRecorder(config.log_dir)
@@ -86,6 +93,11 @@ class CurlingServer:
         #: The page (``--http-port``): every match also writes its records to the hub.
         self.hub = WatchHub(blank_end=config.blank_end) if config.http_port is not None else None
         self.web: WebServer | None = None
+        #: Seats for people on the page (``server.people``): levels, and ``agents`` by name.
+        self.desk = PeopleDesk(
+            config, functools.partial(self._start_match, self.rooms[0]), agents=agents,
+            play_key=play_key, throttle=self._keys,
+        )  # fmt: skip
 
     @property
     def address(self) -> tuple[str, int] | None:
@@ -109,7 +121,7 @@ class CurlingServer:
             for room in self.rooms:
                 await self._listen(room, host)
             if self.hub is not None:  # one page for every room
-                self.web = WebServer(self.hub, host, self.config.http_port or 0)
+                self.web = WebServer(self.hub, host, self.config.http_port or 0, desk=self.desk)
                 await self.web.start()
         except ServerStartError:
             self._close_listeners()
@@ -318,9 +330,13 @@ class CurlingServer:
             if not future.done():
                 future.set_result(started)
 
-    def _start_match(self, room: Room, players: list[Player], *, pair: bool = False) -> bool:
+    def _start_match(
+        self, room: Room, players: list[Player | PersonPlayer], *, pair: bool = False
+    ) -> bool:
         """Create and run a match in ``room``; False (its clients are then closed by their
-        handlers) when it cannot be created."""
+        handlers) when it cannot be created or the server plays ``max_matches`` already."""
+        if not self._room_for_a_match():
+            return False
         in_room = f"r{room.index}-" if len(self.rooms) > 1 else ""
         recorder = self.recorder if self.hub is None else TeeRecorder(self.recorder, self.hub)
         try:

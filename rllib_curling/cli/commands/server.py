@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import secrets
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rllib_curling.server.config import ServerConfig
@@ -181,6 +183,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="no human lines on stderr (the start-up line, who waits in the lobby and why, one "
         "line per game that ends); warnings and errors still show",
     )  # fmt: skip
+    p.add_argument(
+        "--agent", action="append", default=[], metavar="[NAME=]CHECKPOINT",
+        help="an agent people may play on the page (with --http-port): builtin (the shipped "
+        "agent), an agent folder or a checkpoint, as it plays by default; repeat for more "
+        "(needs the rl extra)",
+    )  # fmt: skip
     p.add_argument("-v", "--verbose", action="count", default=0, help="-v info, -vv debug logs")
     p.set_defaults(func=run)
 
@@ -239,8 +247,49 @@ def _banner(config: ServerConfig) -> Callable[[list[tuple[str, int]]], None]:
     return banner
 
 
-def _web_banner(url: str) -> None:
-    print(f"curling server: watch the games at {url}", file=sys.stderr, flush=True)
+def _web_banner(config: ServerConfig, play_key: str) -> Callable[[str], None]:
+    """A callback printing where the page is, and where people play (with the key a seat is
+    taken with: the play key, when the server has no --keys)."""
+
+    def banner(url: str) -> None:
+        print(f"curling server: watch the games at {url}", file=sys.stderr, flush=True)
+        where = f"{url} with a connection key" if config.keys else f"{url}?key={play_key}"
+        print(f"curling server: play in the browser at {where}", file=sys.stderr, flush=True)
+
+    return banner
+
+
+def agent_factories(specs: list[str]) -> dict[str, Callable[[], Any]]:
+    """``--agent [NAME=]CHECKPOINT`` → the server's agents by name, each a factory of an
+    explaining in-process bot (``rl.search.AgentBot``); the checkpoint is loaded once, here, so
+    a bad one fails at start in one line (``ConfigError``)."""
+    import dataclasses
+
+    from rllib_curling.errors import ConfigError
+
+    agents: dict[str, Callable[[], Any]] = {}
+    for spec in specs:
+        name, sep, checkpoint = spec.partition("=")
+        if not sep:
+            checkpoint, name = spec, Path(spec.rstrip("/\\")).name or spec
+        if not name or name in agents:
+            raise ConfigError(f"--agent {spec!r}: each agent needs a name of its own (NAME=PATH)")
+        try:
+            from rllib_curling.rl.policy_player import PolicyPlayer
+            from rllib_curling.rl.search import AgentBot
+        except ImportError as exc:
+            raise ConfigError(f"--agent needs the rl extra ({exc.name} is missing)") from None
+        try:
+            player = PolicyPlayer.from_checkpoint(checkpoint)
+        except (FileNotFoundError, ValueError) as exc:
+            raise ConfigError(f"--agent {spec!r}: {exc}") from None
+
+        def factory(player: Any = player, name: str = name) -> Any:
+            search = None if player.search is None else dataclasses.replace(player.search)
+            return AgentBot(player.policy, search, name=name, explain=True)
+
+        agents[name] = factory
+    return agents
 
 
 def run(args: argparse.Namespace) -> int:
@@ -255,7 +304,16 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"curling server: {exc}", file=sys.stderr)
         return 2
+    if args.agent and config.http_port is None:
+        print("curling server: --agent needs the page (--http-port)", file=sys.stderr)
+        return 2
+    try:
+        agents = agent_factories(args.agent)
+    except ConfigError as exc:
+        print(f"curling server: {exc}", file=sys.stderr)
+        return 2
     quiet = args.quiet or args.announce  # --announce: a program reads this server's output
+    play_key = secrets.token_urlsafe(9)
     try:
         with contextlib.nullcontext() if quiet else printing(sys.stderr):
             return run_server(
@@ -264,7 +322,9 @@ def run(args: argparse.Namespace) -> int:
                 exit_with_parent=args.exit_with_parent,
                 parent_pid=args.parent_pid,
                 on_listening=None if quiet else _banner(config),
-                on_web=None if quiet else _web_banner,
+                on_web=None if quiet else _web_banner(config, play_key),
+                agents=agents,
+                play_key=play_key,
             )
     except ServerStartError as exc:
         print(f"curling server: {exc}", file=sys.stderr)

@@ -14,11 +14,14 @@ step by step. Plain JavaScript and a canvas, served from the package (no build, 
 | ``handle``  | ``WebHandle``: the page in a background thread (replay, ``--watch``)         |
 | ``feeds``   | ``TeeRecorder`` (server matches), ``BotMatchFeed``, ``ClientFeed``           |
 | ``replay``  | a records file → the hub's games (``curling replay``)                        |
+| ``desk``    | ``Desk``: the seats for people the server hands the page (``server.people``) |
 | ``static/`` | ``index.html``, ``style.css``, ``sheet.js`` (drawing), ``game.js`` (a game's |
 |             | events → what is on the sheet), ``app.js`` (the page: streams, controls)     |
 
-The page only reads: nothing it sends reaches a game, and a slow or stalled browser never slows
-one (``hub``). It binds where the server binds (127.0.0.1 by default).
+The page reads games, and a slow or stalled browser never slows one (``hub``). With the server's
+``Desk`` it also seats people: a seat is taken with the server's connection key and played with
+its secret token, so a watcher without them never throws. It binds where the server binds
+(127.0.0.1 by default).
 """
 
 from __future__ import annotations

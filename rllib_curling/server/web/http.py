@@ -13,6 +13,8 @@
 | ``GET /api/games/<id>/events``    | server-sent events: the game's events after                |
 |                                   | ``Last-Event-ID`` (or ``?after=N``), then live ones         |
 | ``POST /api/trajectory``          | body: a ``shot`` record; answer ``{"frames", "position"}`` |
+| ``GET/POST /api/play``,           | seats for people (``desk``: the server's ``Desk``, when it |
+| ``GET/POST /api/seats/<token>…``  | offers seats; 404 without one)                             |
 
 Every answer but the event streams closes its connection. The event streams send a comment
 every ``KEEPALIVE_S`` and end when the server stops or the watcher falls too far behind (see
@@ -31,6 +33,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from rllib_curling.errors import ServerStartError
+from rllib_curling.server.web.desk import Desk, SeatRefused
 from rllib_curling.server.web.events import sheet_geometry, shot_frames
 from rllib_curling.server.web.hub import Watcher, WatchHub
 
@@ -49,8 +52,9 @@ CONTENT_TYPES = {
     ".svg": "image/svg+xml",
 }
 _REASONS = {
-    200: "OK", 204: "No Content", 400: "Bad Request", 404: "Not Found",
-    405: "Method Not Allowed", 413: "Content Too Large", 500: "Internal Server Error",
+    200: "OK", 204: "No Content", 400: "Bad Request", 403: "Forbidden", 404: "Not Found",
+    405: "Method Not Allowed", 409: "Conflict", 413: "Content Too Large",
+    429: "Too Many Requests", 500: "Internal Server Error", 503: "Service Unavailable",
 }  # fmt: skip
 
 
@@ -67,10 +71,13 @@ def static_files() -> dict[str, bytes]:
 
 
 class WebServer:
-    """Serves the page for ``hub`` on ``host:port`` (0 = a free port); ``url`` once started."""
+    """Serves the page for ``hub`` on ``host:port`` (0 = a free port); ``url`` once started.
+    With a ``desk`` (``web.desk``) the page also offers seats to people."""
 
-    def __init__(self, hub: WatchHub, host: str = "127.0.0.1", port: int = 0) -> None:
-        self.hub, self.host, self.port = hub, host, port
+    def __init__(
+        self, hub: WatchHub, host: str = "127.0.0.1", port: int = 0, *, desk: Desk | None = None
+    ) -> None:
+        self.hub, self.host, self.port, self.desk = hub, host, port, desk
         self.address: tuple[str, int] | None = None
         self._server: asyncio.base_events.Server | None = None
         self._streams: set[asyncio.Task[None]] = set()
@@ -124,7 +131,7 @@ class WebServer:
             )
             await self._route(method, target, headers, body, writer)
             await asyncio.wait_for(writer.drain(), REQUEST_TIMEOUT_S)
-        except HttpError as exc:
+        except (HttpError, SeatRefused) as exc:
             _respond(writer, exc.status, {"error": str(exc)})
         except (TimeoutError, asyncio.IncompleteReadError, ConnectionError):
             pass
@@ -152,6 +159,10 @@ class WebServer:
         path, query = unquote(split.path), parse_qs(split.query)
         if method == "POST" and path == "/api/trajectory":
             _respond(writer, 200, await asyncio.to_thread(_trajectory, body))
+            return
+        if path == "/api/play" or path.startswith("/api/seats/"):
+            peer = writer.get_extra_info("peername")
+            await self._seat_route(method, path, body, str(peer[0]) if peer else "?", writer)
             return
         if method != "GET":
             raise HttpError(405, f"{method} is not served here")
@@ -184,6 +195,28 @@ class WebServer:
             _respond(writer, 200, {"summary": feed.summary, "events": feed.events})
         else:
             raise HttpError(404, f"nothing at {path}")
+
+    async def _seat_route(
+        self, method: str, path: str, body: bytes, peer: str, writer: asyncio.StreamWriter
+    ) -> None:
+        """The seats for people (``web.desk``'s table)."""
+        if self.desk is None:
+            raise HttpError(404, "this page shows games; it offers no seats")
+        if path == "/api/play":
+            if method == "GET":
+                _respond(writer, 200, self.desk.options())
+            elif method == "POST":
+                _respond(writer, 200, await self.desk.open(peer, _json_object(body)))
+            else:
+                raise HttpError(405, f"{method} is not served here")
+            return
+        token, _, action = path[len("/api/seats/") :].partition("/")
+        if method == "GET" and not action:
+            _respond(writer, 200, self.desk.state(token))
+        elif method == "POST" and action:
+            _respond(writer, 200, self.desk.act(token, action, _json_object(body)))
+        else:
+            raise HttpError(405, f"{method} {path} is not served here")
 
     # -- event streams -------------------------------------------------------------------------
 
@@ -269,6 +302,19 @@ def _trajectory(body: bytes) -> dict[str, Any]:
         why = f"not a shot record with before, shot, throw, seed (or shot_seed): {exc}"
         raise HttpError(400, why) from None
     return {"frames": frames, "position": position.tolist()}
+
+
+def _json_object(body: bytes) -> dict[str, Any]:
+    """A request body that must be one JSON object (``{}`` when empty); 400 otherwise."""
+    if not body:
+        return {}
+    try:
+        value = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        raise HttpError(400, "the body is not JSON") from None
+    if not isinstance(value, dict):
+        raise HttpError(400, "the body must be a JSON object")
+    return value
 
 
 def _stream_head(writer: asyncio.StreamWriter) -> None:

@@ -1,0 +1,300 @@
+"""Seats for people: a person plays on the page (``curling server --http-port``) against a
+built-in level or an agent the server was given (``curling server --agent builtin``).
+
+``PeopleDesk`` is the server's ``web.desk.Desk``: the page takes a seat with the server's
+connection key (one of ``--keys``; without ``--keys``, the play key the server prints with its
+page's address, ``?key=…``), checked through the same per-address throttle as TCP keys. The
+answer holds the seat's **token**, a secret only that page holds; every later call names it.
+
+``PersonPlayer`` is the seat in the match (``server.match`` plays it as it plays a remote
+client): at its turn it waits for the page's throw (``turn_timeout``; lost turns count and
+forfeit as a client's do); when its stone crosses mid-sheet it waits up to
+``PERSON_SWEEP_WINDOW_S`` for the page's SWEEP (a distance, 0 = none: the page offers a button
+held or a number); after a centre-line violation against it, for its choice. The match, its
+records, its watchers and replays are those of any game.
+
+Bad calls are refused with a one-line reason (``web.desk.SeatRefused``) and the game goes on:
+an unknown token (404), a throw out of turn (409), numbers that are not finite (400), more than
+``MAX_CALLS_PER_S`` calls a second on one seat (429).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import secrets
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from rllib_curling import protocol as p
+from rllib_curling.bots.base import Bot
+from rllib_curling.bots.levels import LEVELS, is_level
+from rllib_curling.game import GameState, Transition
+from rllib_curling.server.config import ServerConfig
+from rllib_curling.server.connection import SeatLost
+from rllib_curling.server.players import BotPlayer
+from rllib_curling.server.throttle import KeyThrottle
+from rllib_curling.server.web.desk import SeatRefused
+
+log = logging.getLogger("rllib_curling.server")
+
+#: Seconds a person has to sweep once the stone crosses mid-sheet (the page shows it running).
+PERSON_SWEEP_WINDOW_S = 5.0
+#: Calls a second one seat may make (floods are refused with 429, the game goes on).
+MAX_CALLS_PER_S = 20
+#: Seats a finished match keeps answering for (the page reads the result), seconds.
+KEEP_FINISHED_S = 600.0
+#: Longest team name a person may give.
+MAX_NAME = 32
+
+#: ``() -> Bot``: makes an agent's in-process player (``curling server --agent``).
+AgentFactory = Callable[[], Bot]
+
+
+class PersonPlayer:
+    """A person's seat, played through the page (module docstring)."""
+
+    is_bot = False
+    debug = False
+
+    def __init__(self, name: str, seat: int, token: str) -> None:
+        self.name, self.seat, self.token = name, seat, token
+        self.missed_turns = 0
+        self.game_id: str | None = None
+        self.match_over = False
+        self.resigned = False
+        #: What the seat waits for from the page: "throw", "sweep", "centerline" or None.
+        self.waiting: str | None = None
+        self.deadline: float | None = None  # loop time
+        self.mid: list[float] | None = None  # the running stone at mid-sheet (MOTIONINFO)
+        self._answer: asyncio.Future[Any] | None = None
+        self._calls: list[float] = []
+        #: Called when the person resigns (the match ends the game as for a client that left).
+        self.on_leave: Callable[[], None] | None = None
+
+    @property
+    def kind(self) -> str:
+        return "person"
+
+    # -- what the match calls (as for a remote client) ----------------------------------------
+
+    def send(self, msg: p.Message) -> None:
+        """The page reads the game's events; protocol messages to a person are dropped."""
+
+    def send_bytes(self, data: bytes) -> None:
+        """See ``send``."""
+
+    def take_seat(self, seat: int) -> None:
+        self.seat = seat
+
+    def start_game(self, game_id: str) -> None:
+        self.game_id = game_id
+
+    async def ready(self) -> bool:
+        return True
+
+    async def choose(
+        self, state: GameState, timeout: float | None, resets: list[dict[str, Any]]
+    ) -> tuple[GameState, tuple[float, ...] | None]:
+        """Wait for the page's throw: ``(state, (v, h, w))``, or ``(state, None)`` on timeout."""
+        throw = await self._wait("throw", timeout)
+        if self.resigned:
+            raise SeatLost(self.seat)
+        if throw is None:
+            self.missed_turns += 1
+            log.warning("person %r: no throw within %.0f s; the stone is lost", self.name, timeout)
+            return state, None
+        self.missed_turns = 0
+        return state, throw
+
+    async def sweep(self, mid: np.ndarray, window: float) -> float:
+        """Wait up to ``PERSON_SWEEP_WINDOW_S`` for the page's SWEEP distance (0 = none)."""
+        self.mid = [float(v) for v in mid[:5]]
+        try:
+            distance = await self._wait("sweep", PERSON_SWEEP_WINDOW_S)
+        finally:
+            self.mid = None
+        return float(distance or 0.0)
+
+    async def centerline_choice(self, transition: Transition, timeout: float) -> str:
+        choice = await self._wait("centerline", timeout)
+        return choice if choice in p.CENTERLINE_CHOICES else "KEEP"
+
+    async def close(self, *, empties: bool = True) -> None:
+        self.match_over = True
+        self._cancel()
+
+    def resign(self) -> None:
+        """Leave the match: the game ends as for a client that left (the opponent wins)."""
+        if self.resigned or self.match_over:
+            return
+        self.resigned = True
+        if self.on_leave is not None:
+            self.on_leave()
+        self._cancel()
+
+    # -- what the page calls (through the desk) ------------------------------------------------
+
+    def answer(self, what: str, value: Any) -> None:
+        """The page's answer to what the seat waits for; ``SeatRefused`` (409) otherwise."""
+        if self.waiting != what or self._answer is None or self._answer.done():
+            now = self.waiting or "nothing (not this seat's turn)"
+            raise SeatRefused(409, f"this seat waits for {now}, not a {what}")
+        self._answer.set_result(value)
+
+    def count_call(self, now: float) -> None:
+        """Refuse (429) more than ``MAX_CALLS_PER_S`` calls in the last second."""
+        self._calls = [t for t in self._calls if now - t < 1.0]
+        if len(self._calls) >= MAX_CALLS_PER_S:
+            raise SeatRefused(429, f"more than {MAX_CALLS_PER_S} calls a second on this seat")
+        self._calls.append(now)
+
+    # -- internals -----------------------------------------------------------------------------
+
+    async def _wait(self, what: str, timeout: float | None) -> Any:
+        loop = asyncio.get_running_loop()
+        if self.resigned:
+            return None
+        self._answer = loop.create_future()
+        self.waiting = what
+        self.deadline = None if timeout is None else loop.time() + timeout
+        try:
+            return await asyncio.wait_for(asyncio.shield(self._answer), timeout)
+        except (TimeoutError, asyncio.CancelledError) as exc:
+            if isinstance(exc, asyncio.CancelledError) and not self._answer.cancelled():
+                raise
+            return None
+        finally:
+            self.waiting = self.deadline = None
+            self._answer = None
+
+    def _cancel(self) -> None:
+        if self._answer is not None and not self._answer.done():
+            self._answer.cancel()
+
+
+class PeopleDesk:
+    """The server's seats for people (``web.desk.Desk``; module docstring).
+
+    ``start_match(players)`` starts a match (False when the server is full); ``agents`` are the
+    agents people may play, by name; ``play_key`` is the key taken when ``config.keys`` is empty.
+    """
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        start_match: Callable[[list[Any]], Any],
+        *,
+        agents: Mapping[str, AgentFactory] | None = None,
+        play_key: str | None = None,
+        throttle: KeyThrottle | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.config, self._start_match = config, start_match
+        self.agents = dict(agents or {})
+        self.play_key = play_key or secrets.token_urlsafe(9)
+        self._throttle = throttle or KeyThrottle()
+        self._clock = clock
+        self._seats: dict[str, PersonPlayer] = {}
+        self._finished: dict[str, float] = {}  # token -> when its match ended
+
+    def options(self) -> dict[str, Any]:
+        """What a person may play: the built-in levels (0, the debug robot, excepted) and the
+        agents by name."""
+        return {"levels": [level for level in LEVELS if level > 0], "agents": sorted(self.agents)}
+
+    async def open(self, peer: str, body: dict[str, Any]) -> dict[str, Any]:
+        """A new seat against ``body["opponent"]`` (a level ``"3"`` or an agent's name), for
+        the team ``body["name"]``, taken with ``body["key"]``."""
+        key = body.get("key")
+        keys = self.config.keys or (self.play_key,)
+        ok = await self._throttle.check(peer, isinstance(key, str) and key in keys)
+        if ok is None:
+            raise SeatRefused(429, "too many attempts; try again later")
+        if not ok:
+            raise SeatRefused(403, "wrong key: a seat needs this server's connection key")
+        opponent = self._opponent(body.get("opponent"))
+        name = str(body.get("name") or "person").strip()[:MAX_NAME] or "person"
+        self._forget_finished()
+        token = secrets.token_urlsafe(16)
+        bot_seat = self.config.bot_seat
+        person = PersonPlayer(name, 1 - bot_seat, token)
+        players = [opponent(bot_seat), person]
+        if not self._start_match(players if bot_seat == 0 else players[::-1]):
+            raise SeatRefused(503, "server busy: too many matches in progress; try again later")
+        self._seats[token] = person
+        log.info("person %r (%s) seated against %s", name, peer, players[0].kind)
+        return {"seat": token, **self.state(token)}
+
+    def state(self, token: str) -> dict[str, Any]:
+        """The seat: its game, seat number, what it waits for and the seconds left."""
+        person = self._person(token)
+        loop_time = asyncio.get_running_loop().time()
+        left = None if person.deadline is None else max(0.0, person.deadline - loop_time)
+        return {
+            "name": person.name, "game_id": person.game_id, "player": person.seat,
+            "waiting": person.waiting, "seconds_left": left, "mid": person.mid,
+            "over": person.match_over,
+        }  # fmt: skip
+
+    def act(self, token: str, action: str, body: dict[str, Any]) -> dict[str, Any]:
+        """``throw`` / ``sweep`` / ``centerline`` / ``resign`` for the seat ``token``."""
+        person = self._person(token)
+        person.count_call(self._clock())
+        if action == "throw":
+            person.answer("throw", tuple(_number(body, k) for k in ("v", "h", "w")))
+        elif action == "sweep":
+            distance = _number(body, "distance")
+            if distance < 0:
+                raise SeatRefused(400, f"distance must be >= 0 metres, got {distance}")
+            person.answer("sweep", distance)
+        elif action == "centerline":
+            choice = body.get("choice")
+            if choice not in p.CENTERLINE_CHOICES:
+                raise SeatRefused(400, f"choice must be one of {list(p.CENTERLINE_CHOICES)}")
+            person.answer("centerline", choice)
+        elif action == "resign":
+            person.resign()
+        else:
+            raise SeatRefused(404, f"no seat action {action!r}")
+        return self.state(token)
+
+    # -- internals -----------------------------------------------------------------------------
+
+    def _opponent(self, value: Any) -> Callable[[int], BotPlayer]:
+        text = str(value if value is not None else "").strip()
+        if text.isdigit() and is_level(int(text)) and int(text) > 0:
+            return lambda seat: BotPlayer(int(text), seat)
+        if text in self.agents:
+            factory = self.agents[text]
+            return lambda seat: BotPlayer.of(factory(), seat, kind=f"agent:{text}")
+        levels = f"{LEVELS[1]} .. {LEVELS[-1]}"
+        agents = f"; agents: {', '.join(sorted(self.agents))}" if self.agents else ""
+        raise SeatRefused(400, f"no opponent {text!r}: levels {levels}{agents}")
+
+    def _person(self, token: str) -> PersonPlayer:
+        person = self._seats.get(token) if isinstance(token, str) else None
+        if person is None:
+            raise SeatRefused(404, "no such seat (wrong token, or its game is long over)")
+        return person
+
+    def _forget_finished(self) -> None:
+        now = self._clock()
+        for token, person in list(self._seats.items()):
+            if person.match_over and token not in self._finished:
+                self._finished[token] = now
+        for token, when in list(self._finished.items()):
+            if now - when > KEEP_FINISHED_S:
+                self._seats.pop(token, None)
+                del self._finished[token]
+
+
+def _number(body: dict[str, Any], key: str) -> float:
+    value = body.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise SeatRefused(400, f"{key} must be a finite number, got {value!r}")
+    return float(value)
