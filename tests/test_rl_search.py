@@ -293,3 +293,44 @@ def test_server_agent_seat__a_person_plays_builtin_and_its_explanations_are_reco
         (t["p"] for t in explain["top"]), reverse=True
     )
     assert explain["judged"][0] == [round(x, 4) for x in shot["throw_sent"]]  # it threw its best
+
+
+def test_curling_play__explain_writes_why_into_the_record(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from rllib_curling.server.web.replay import read_record_lines, replay_hub
+
+    server = subprocess.Popen(
+        [sys.executable, "-m", "rllib_curling", "server", "--tcp-port", "0", "--announce",
+         "--games", "1", "--ends", "1", "--exit-with-parent"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    record = tmp_path / "mine.jsonl"
+    try:
+        assert server.stdout is not None
+        _, host, port = server.stdout.readline().split()
+        play = subprocess.run(
+            [sys.executable, "-m", "rllib_curling", "play", "--checkpoint", "builtin", "-H", host,
+             "-p", port, "-k", "localtest:1", "--record", str(record), "--explain"],
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert play.returncode == 0, play.stderr
+    finally:
+        server.terminate()
+        server.wait(30)
+    records = read_record_lines(record)
+    (start,) = [r for r in records if r["type"] == "game_start"]
+    seat = start["kinds"].index("this client")
+    mine = [r for r in records if r["type"] == "shot" and r["thrower"] == seat]
+    assert len(mine) == 8
+    for shot in mine:
+        assert len(shot["throw_sent"]) == 3 and 0.0 <= shot["explain"]["win"] <= 1.0
+        assert len(shot["explain"]["top"]) == search.EXPLAIN_TOP
+        assert len(shot["explain"]["judged"]) == search.EXPLAIN_CANDIDATES
+    assert replay_hub(record).games()[0]["shots"] == 16  # curling replay shows it
+    no_sink = subprocess.run(
+        [sys.executable, "-m", "rllib_curling", "play", "--checkpoint", "builtin", "--explain"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert no_sink.returncode == 2 and "--explain shows on --watch" in no_sink.stderr

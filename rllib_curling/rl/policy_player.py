@@ -20,7 +20,12 @@ from rllib_curling.aiming.tables import shot_tables
 from rllib_curling.aiming.templates import Throw
 from rllib_curling.client import CurlingClient
 from rllib_curling.env.spaces import action_mode, observe, throw_for
-from rllib_curling.rl.search import DEFAULT_SAMPLES, PolicySearch, module_leaf_value
+from rllib_curling.rl.search import (
+    DEFAULT_SAMPLES,
+    PolicySearch,
+    explain_throw,
+    module_leaf_value,
+)
 
 
 class PolicyPlayer:
@@ -31,8 +36,13 @@ class PolicyPlayer:
         policy: Callable[[np.ndarray], Any],
         action_space: gym.Space,
         search: PolicySearch | None = None,
+        *,
+        explain: bool = False,
     ) -> None:
         self.policy = policy
+        #: Say why each throw (``rl.search.explain_throw``): ``explanation`` after ``throw``.
+        self.explain = explain
+        self.explanation: dict[str, Any] | None = None
         self.mode, self.sweep = action_mode(action_space)
         self.tables = shot_tables()
         self.search = search
@@ -87,9 +97,16 @@ class PolicyPlayer:
         return np.array(throw[: 4 if self.sweep else 3], dtype=np.float64)
 
     def throw(self, client: CurlingClient) -> Throw:
-        """Choose and send this turn's throw; returns (v, h, w, sweep)."""
-        action = self.act(observe(client), client)
+        """Choose and send this turn's throw; returns (v, h, w, sweep). With ``explain``,
+        ``explanation`` says why (before the throw is sent)."""
+        obs = observe(client)
+        action = self.act(obs, client)
         throw = throw_for(action, client, self.env_config()["action"], self.tables)
+        if self.explain:
+            self.explanation = explain_throw(
+                self.policy, self.search, obs,
+                lambda a: throw_for(a, client, self.mode, self.tables),
+            )  # fmt: skip
         client.throw(*throw[:3], sweep=throw[3] if self.sweep else None)
         return throw
 
@@ -109,14 +126,20 @@ def agent_bot(
 
 
 def play_session(
-    player: PolicyPlayer, client: CurlingClient, on_game: Callable[[int, CurlingClient], None]
+    player: PolicyPlayer,
+    client: CurlingClient,
+    on_game: Callable[[int, CurlingClient], None],
+    on_throw: Callable[[Throw, dict[str, Any] | None], None] | None = None,
 ) -> int:
-    """Play on ``client`` until the server ends the session; returns the number of games."""
+    """Play on ``client`` until the server ends the session; returns the number of games.
+    ``on_throw(throw, explanation)`` after each throw sent (``explanation``: with ``explain``)."""
     games = 0
     while True:
         event = client.wait_turn()
         if event == "go":
-            player.throw(client)
+            throw = player.throw(client)
+            if on_throw is not None:
+                on_throw(throw, player.explanation)
         elif event == "gameover":
             games += 1
             on_game(games, client)

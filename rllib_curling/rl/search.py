@@ -225,22 +225,30 @@ class AgentBot(Bot):
         return self._explanation
 
     def _explain(self, obs: np.ndarray, throw_of: Callable[[Any], Throw]) -> dict[str, Any]:
-        top, probabilities = self.policy.likely(obs, EXPLAIN_TOP)
-        win = None
-        if self.policy.values is not None:
-            value = float(self.policy.values(np.asarray(obs)[None])[0])
-            win = round(float(np.clip(0.5 + 0.5 * value, 0.0, 1.0)), 4)
-        shots = [
-            {"throw": _rounded(finish(*throw_of(action))),
-             "p": None if probabilities is None else round(probabilities[i], 4)}
-            for i, action in enumerate(top)
-        ]  # fmt: skip
-        judged = getattr(self.search, "judged", None)
-        return {
-            "win": win,
-            "top": shots,
-            "judged": [] if judged is None else [_rounded(t) for t in judged],
-        }
+        return explain_throw(self.policy, self.search, obs, throw_of)
+
+
+def explain_throw(
+    policy: Any, search: PolicySearch | None, obs: np.ndarray, throw_of: Callable[[Any], Throw]
+) -> dict[str, Any]:
+    """Why a policy (``load_policy``), with ``search`` or without, threw from ``obs``: the keys
+    of ``AgentBot.explanation``. ``throw_of(action)``: the throw of one of its actions."""
+    top, probabilities = policy.likely(obs, EXPLAIN_TOP)
+    win = None
+    if policy.values is not None:
+        value = float(policy.values(np.asarray(obs)[None])[0])
+        win = round(float(np.clip(0.5 + 0.5 * value, 0.0, 1.0)), 4)
+    shots = [
+        {"throw": _rounded(finish(*throw_of(action))),
+         "p": None if probabilities is None else round(probabilities[i], 4)}
+        for i, action in enumerate(top)
+    ]  # fmt: skip
+    judged = getattr(search, "judged", None)
+    return {
+        "win": win,
+        "top": shots,
+        "judged": [] if judged is None else [_rounded(t) for t in judged],
+    }
 
 
 def _rounded(throw: Any) -> list[float]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from typing import Any
 
 from rllib_curling.cli.options import add_search_options
 
@@ -39,7 +41,31 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "after every shot; a free port, the URL is printed); it stays up after the session "
         "until Ctrl+C. To see trajectories, run `curling server --http-port PORT` instead",
     )  # fmt: skip
+    p.add_argument(
+        "--record", metavar="FILE",
+        help="write the games as this client sees them to FILE (JSON lines, appended; "
+        "`curling replay FILE` shows them)",
+    )  # fmt: skip
+    p.add_argument(
+        "--explain", action="store_true",
+        help="with --watch or --record: add why the agent threw each stone (its most likely "
+        "shots, its chance to win, the candidates its search judged); the page draws them",
+    )  # fmt: skip
     p.set_defaults(func=run)
+
+
+def _record_writer(path: str) -> Callable[[dict[str, Any]], None]:
+    """A function appending one record to ``path`` as a JSON line (flushed: a file that a
+    killed session leaves is still read by ``curling replay``)."""
+    import json
+
+    out = open(path, "a", encoding="utf-8")  # noqa: SIM115 (open for the whole session)
+
+    def write(record: dict[str, Any]) -> None:
+        out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        out.flush()
+
+    return write
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,20 +84,36 @@ def run(args: argparse.Namespace) -> int:
     except (FileNotFoundError, ValueError) as exc:
         print(f"curling play: {exc}", file=sys.stderr)
         return 2
+    if args.explain and not (args.watch or args.record):
+        print("curling play: --explain shows on --watch's page or in --record's file; "
+              "add one of them", file=sys.stderr)  # fmt: skip
+        return 2
+    player.explain = args.explain
     client = CurlingClient(args.host, args.port, key=args.key, name=args.name, timeout=args.timeout)
-    web = None
+    web = feed = None
+    sinks: list[Callable[[dict[str, Any]], None]] = []
+    if args.record:
+        try:
+            sinks.append(_record_writer(args.record))
+        except OSError as exc:
+            print(f"curling play: cannot write {args.record}: {exc.strerror}", file=sys.stderr)
+            return 2
     if args.watch:
         from rllib_curling.errors import ServerStartError
         from rllib_curling.server.web import WatchHub, WebHandle
-        from rllib_curling.server.web.feeds import ClientFeed
 
         try:
             web = WebHandle(WatchHub(frames=None))
         except ServerStartError as exc:
             print(f"curling play: {exc}", file=sys.stderr)
             return 1
-        client.on_message = ClientFeed(web.publish, args.name).message
+        sinks.append(web.publish)
         print(f"watch the games at {web.url}", flush=True)
+    if sinks:
+        from rllib_curling.server.web.feeds import ClientFeed
+
+        feed = ClientFeed(lambda record: [sink(record) for sink in sinks], args.name)
+        client.on_message = feed.message
     try:
         seat = client.connect()
         print(f"connected to {client.address} as Player{seat + 1}", flush=True)
@@ -80,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
             mine, theirs = c.totals
             print(f"game {n}: {c.result} {mine}-{theirs} ends {c.end_scores}", flush=True)
 
-        games = play_session(player, client, on_game)
+        games = play_session(player, client, on_game, None if feed is None else feed.thrown)
     except ConnectionLostError as exc:
         print(f"curling play: {exc}", file=sys.stderr)
         if web is not None:

@@ -104,18 +104,22 @@ def shot_frames(
     shot_seed: int | None = None,
     seed: int | None = None,
     rng: np.random.Generator | None = None,
+    noise: bool = True,
 ) -> tuple[dict[str, Any], np.ndarray]:
     """Simulate a recorded shot again with its trajectory: ``(frames, position)``.
 
     The randomness is the record's (``records.shot_randomness``): ``seed`` (the physics seed
     itself), ``shot_seed`` (older server records: ``default_rng(shot_seed)``) or ``rng`` (a copy
     of the generator the shot was thrown with). Same inputs, same path, bit for bit.
+    ``noise=False``: the throw without the platform's noise (no randomness needed).
     """
     from rllib_curling import physics
 
     stride = 2
-    if seed is None and rng is not None:
-        randomness: dict[str, Any] = {"rng": rng}
+    if not noise:
+        randomness: dict[str, Any] = {"noise": False}
+    elif seed is None and rng is not None:
+        randomness = {"rng": rng}
     else:
         randomness = shot_randomness(seed=seed, shot_seed=shot_seed)
     position = np.asarray(before, dtype=np.float64).reshape(sheet.STONES_PER_END, 2)

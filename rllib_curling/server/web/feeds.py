@@ -113,7 +113,9 @@ class ClientFeed:
 
     A seat sees POSITION and SETSTATE before every stone, so each shot is known by where the
     stones were before it and after it: no throws and no trajectories (``seen`` is
-    "positions": the page slides the stones). The other seat is named "opponent".
+    "positions": the page slides the stones). The other seat is named "opponent". This seat's
+    own throws, told with ``thrown`` (and the player's ``explain``, ``curling play --explain``),
+    are added to its shots' records (``throw_sent``, ``explain``).
     """
 
     def __init__(self, publish: Callable[[dict[str, Any]], None], name: str) -> None:
@@ -125,6 +127,7 @@ class ClientFeed:
         self._score: tuple[int, int] | None = None
         self._totals = [0, 0]
         self._announced = True
+        self._mine: dict[str, Any] = {}  # this seat's last throw and why, for its shot record
 
     @property
     def game_id(self) -> str:
@@ -147,6 +150,12 @@ class ClientFeed:
             self._set_state(msg)
         elif isinstance(msg, p.GameOver):
             self._game_over(msg.result)
+
+    def thrown(self, throw: Any, explain: dict[str, Any] | None = None) -> None:
+        """This seat sent ``throw`` (v, h, w[, sweep]), for the reason ``explain``."""
+        self._mine = {"throw_sent": [float(x) for x in list(throw)[:3]]}
+        if explain is not None:
+            self._mine["explain"] = explain
 
     def _new_game(self) -> None:
         self.games += 1
@@ -176,7 +185,10 @@ class ClientFeed:
                 "thrower": last[2], "throw": None, "seen": "positions", "before": last[3],
                 "position": self.position, "end_score": end_score, "scores": list(self._totals),
                 "fgz_restored": False, "centre_line_violation": False,
+                **(self._mine if last[2] == self.seat else {}),
             })  # fmt: skip
+            if last[2] == self.seat:
+                self._mine = {}
         self._last = (msg.shot, msg.end, msg.next_seat, self.position)
 
     def _game_over(self, result: str) -> None:

@@ -13,6 +13,10 @@
 | ``GET /api/games/<id>/events``    | server-sent events: the game's events after                |
 |                                   | ``Last-Event-ID`` (or ``?after=N``), then live ones         |
 | ``POST /api/trajectory``          | body: a ``shot`` record; answer ``{"frames", "position"}`` |
+|                                   | (a record without ``seed``: the shot without noise, a     |
+|                                   | preview)                                                   |
+| ``GET /api/aim?x=&y=&w=[&v=]``    | the throw ``{"v", "h", "w"}`` that comes to rest at        |
+|                                   | ``(x, y)`` with spin ``w`` (with ``v``: passes through it) |
 | ``GET/POST /api/play``,           | seats for people (``desk``: the server's ``Desk``, when it |
 | ``GET/POST /api/seats/<token>…``  | offers seats; 404 without one)                             |
 
@@ -160,6 +164,9 @@ class WebServer:
         if method == "POST" and path == "/api/trajectory":
             _respond(writer, 200, await asyncio.to_thread(_trajectory, body))
             return
+        if method == "GET" and path == "/api/aim":
+            _respond(writer, 200, await asyncio.to_thread(_aim, query))
+            return
         if path == "/api/play" or path.startswith("/api/seats/"):
             peer = writer.get_extra_info("peername")
             await self._seat_route(method, path, body, str(peer[0]) if peer else "?", writer)
@@ -291,17 +298,41 @@ async def _read_request(reader: asyncio.StreamReader) -> tuple[str, str, dict[st
 
 
 def _trajectory(body: bytes) -> dict[str, Any]:
-    """Frames of one posted ``shot`` record, and the position physics gives."""
+    """Frames of one posted ``shot`` record, and the position physics gives (without ``seed``
+    or ``shot_seed``: without noise, the page's preview of a throw)."""
     try:
         record = json.loads(body)
+        seed, shot_seed = record.get("seed"), record.get("shot_seed")
         frames, position = shot_frames(
             record["before"], int(record["shot"]), record["throw"],
-            shot_seed=record.get("shot_seed"), seed=record.get("seed"),
+            shot_seed=shot_seed, seed=seed, noise=seed is not None or shot_seed is not None,
         )  # fmt: skip
     except (ValueError, KeyError, TypeError) as exc:
-        why = f"not a shot record with before, shot, throw, seed (or shot_seed): {exc}"
+        why = f"not a shot record with before, shot, throw (and seed or shot_seed): {exc}"
         raise HttpError(400, why) from None
     return {"frames": frames, "position": position.tolist()}
+
+
+def _aim(query: dict[str, list[str]]) -> dict[str, float]:
+    """``GET /api/aim``: the throw to a point (``aiming.tables``: a draw, or with ``v`` a path
+    through it)."""
+    import math
+
+    from rllib_curling.aiming.tables import shot_tables
+
+    def number(name: str) -> float:
+        try:
+            value = float((query.get(name) or [""])[0])
+        except ValueError:
+            raise HttpError(400, f"{name} must be a number") from None
+        if not math.isfinite(value):
+            raise HttpError(400, f"{name} must be a finite number")
+        return value
+
+    x, y, w = number("x"), number("y"), number("w")
+    tables = shot_tables()
+    v, h, w = tables.hit(x, y, number("v"), w) if "v" in query else tables.draw(x, y, w)
+    return {"v": round(v, 4), "h": round(h, 4), "w": round(w, 4)}
 
 
 def _json_object(body: bytes) -> dict[str, Any]:

@@ -10,7 +10,7 @@
     geo: null, info: { mode: "live" }, list: [], local: [],
     game: null, gameId: null, isLocal: false, source: null,
     shown: 0, anim: null, playing: false, follow: true, speed: 4, wait: 0,
-    drawn: [], views: null, fetching: false,
+    drawn: [], views: null, fetching: false, overlays: [],
   };
 
   async function getJSON(url, options) {
@@ -291,6 +291,7 @@
     }
     S.drawn = CurlingSheet.drawStones(ctxH, S.views.house, S.geo, pos, first, opts);
     CurlingSheet.drawStones(ctxS, S.views.sheet, S.geo, pos, first, opts);
+    for (const overlay of S.overlays) overlay({ ctxH, ctxS, views: S.views, geo: S.geo, position: pos });
   }
 
   // -- the panel -------------------------------------------------------------------------------
@@ -379,6 +380,10 @@
       };
     },
     select,
+    // For play.js: drawings over the sheet, and what is shown.
+    addOverlay(fn) { S.overlays.push(fn); },
+    current() { return { game: S.game, shown: S.shown, anim: S.anim, geo: S.geo, views: S.views, follow: S.follow }; },
+    follow() { S.follow = true; $("follow").checked = true; },
   };
 
   main().catch((err) => { $("status").textContent = `The page could not start: ${err.message}`; });

@@ -14,11 +14,40 @@ const CurlingSheet = (() => {
       const y0 = 1.4, y1 = geo.hog_line_y + 1.0;
       const s = canvas.width / geo.width;
       canvas.height = Math.round((y1 - y0) * s);
-      return { kind, s, y0, y1, px: (x, y) => [x * s, (y - y0) * s] };
+      return { kind, s, y0, y1, px: (x, y) => [x * s, (y - y0) * s], metres: (a, b) => [a / s, b / s + y0] };
     }
     const s = canvas.width / geo.length;
     canvas.height = Math.round(geo.width * s);
-    return { kind, s, px: (x, y) => [(geo.length - y) * s, x * s] };
+    return { kind, s, px: (x, y) => [(geo.length - y) * s, x * s], metres: (a, b) => [b / s, geo.length - a / s] };
+  }
+
+  // A path through points ([x, y] metres), dashed or not; a label at its end.
+  function path(ctx, v, points, colour, opts = {}) {
+    if (points.length < 2) return;
+    ctx.save();
+    ctx.strokeStyle = colour;
+    ctx.lineWidth = opts.width || Math.max(1.5, v.s * 0.03);
+    if (opts.dash) ctx.setLineDash(opts.dash);
+    ctx.beginPath();
+    points.forEach(([x, y], i) => { const [a, b] = v.px(x, y); if (i) ctx.lineTo(a, b); else ctx.moveTo(a, b); });
+    ctx.stroke();
+    if (opts.label) {
+      const [a, b] = v.px(...points[points.length - 1]);
+      ctx.fillStyle = colour;
+      ctx.font = "bold 12px sans-serif";
+      ctx.textAlign = "left";
+      ctx.textBaseline = "bottom";
+      ctx.fillText(opts.label, a + 6, b - 4);
+    }
+    ctx.restore();
+  }
+
+  // A ring where a stone would come to rest (a candidate the agent judged).
+  function mark(ctx, v, geo, x, y, colour) {
+    ctx.save();
+    ctx.setLineDash([3, 3]);
+    circle(ctx, v, x, y, geo.stone_radius, null, colour);
+    ctx.restore();
   }
 
   function line(ctx, v, x0, y0, x1, y1, colour, width, dash) {
@@ -101,5 +130,5 @@ const CurlingSheet = (() => {
     line(ctx, v, x - r * 1.3, y - r * 2.4, x + r * 1.3, y - r * 2.4, "#2b7a3d", lw);
   }
 
-  return { view, drawSheet, drawStones, TEAM_COLOURS };
+  return { view, drawSheet, drawStones, path, mark, TEAM_COLOURS };
 })();

@@ -1,0 +1,305 @@
+// A person's seat on the page, and the agent's view (loaded after app.js).
+//
+// Seats: only a page opened with the server's key (?key=…, as curling server prints it) shows
+// the play panel; it takes a seat (POST /api/play) and keeps its secret token for this tab
+// (sessionStorage), polls the seat (GET /api/seats/<token>) and answers what it waits for:
+// a throw (aim by clicking or dragging on the house: a draw there, through GET /api/aim; the
+// numbers v, h, w stay editable; the dashed path is the throw without noise), a sweep once the
+// stone is past mid-sheet (a distance, or a button held: 2 m a second), a centre-line choice.
+//
+// The agent's view: shots whose record explains them (an agent seat, curling play --explain)
+// show the agent's most likely shots as dashed paths with their probability, rings where the
+// best candidates its search judged would stop, and its chance to win shot by shot.
+// window.curlingPlay.state() tells what is shown (the browser tests read it).
+"use strict";
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const params = new URLSearchParams(location.search);
+  const key = params.get("key");
+  const SPIN = Math.PI / 2; // the templates' spin (aiming.templates.TEMPLATE_SPIN)
+  const HOLD_RATE = 2.0; // metres of sweeping a second while the button is held
+  const AGENT_COLOURS = ["#a31d2f", "#9a7b00"]; // the teams' colours, darker: paths on ice
+  const P = {
+    token: sessionStorage.getItem("curlingSeat"), seat: null, error: "",
+    aim: null, preview: null, previewKey: "", curl: 1, hold: null,
+    paths: new Map(), agentDrawn: { top: 0, judged: 0 }, wins: [],
+  };
+
+  async function api(url, body) {
+    const init = body === undefined ? {} : { method: "POST", body: JSON.stringify(body) };
+    const response = await fetch(url, init);
+    const data = await response.json().catch(() => ({}));
+    if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
+    return data;
+  }
+
+  function showError(err) {
+    P.error = err ? err.message || String(err) : "";
+    $("play-error").textContent = P.error;
+  }
+
+  // -- taking a seat ---------------------------------------------------------------------------
+
+  async function start() {
+    curlingView.addOverlay(overlay);
+    setInterval(renderAgent, 250);
+    if (!key) return; // a watcher: no controls at all
+    let options;
+    try {
+      options = await api("/api/play");
+    } catch (err) {
+      return; // a page that offers no seats (a replay)
+    }
+    const select = $("play-opponent");
+    for (const level of options.levels) select.add(new Option(`level ${level}`, String(level)));
+    for (const agent of options.agents) select.add(new Option(`agent ${agent}`, agent));
+    const wanted = params.get("opponent");
+    if (wanted && [...select.options].some((o) => o.value === wanted)) select.value = wanted;
+    $("play-box").hidden = false;
+    $("play-start").onclick = takeSeat;
+    bindSeat();
+    if (P.token) poll();
+  }
+
+  async function takeSeat() {
+    showError(null);
+    try {
+      const seat = await api("/api/play", {
+        key, opponent: $("play-opponent").value, name: $("play-name").value,
+      });
+      P.token = seat.seat;
+      sessionStorage.setItem("curlingSeat", P.token);
+      curlingView.follow();
+      poll();
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  async function poll() {
+    if (!P.token) return;
+    try {
+      P.seat = await api(`/api/seats/${encodeURIComponent(P.token)}`);
+      showError(null);
+    } catch (err) {
+      if (/no such seat/.test(err.message)) {
+        P.token = null; P.seat = null;
+        sessionStorage.removeItem("curlingSeat");
+      } else {
+        showError(err);
+      }
+    }
+    renderSeat();
+    if (P.token) setTimeout(poll, P.seat && P.seat.waiting ? 150 : 300);
+  }
+
+  // -- the seat's controls ---------------------------------------------------------------------
+
+  function bindSeat() {
+    const house = $("house");
+    let dragging = false;
+    const aimAt = (e) => {
+      if (!waiting("throw")) return;
+      const { views } = curlingView.current();
+      const rect = house.getBoundingClientRect();
+      const a = ((e.clientX - rect.left) * house.width) / rect.width;
+      const b = ((e.clientY - rect.top) * house.height) / rect.height;
+      const [x, y] = views.house.metres(a, b);
+      P.aim = [x, y];
+      aim();
+    };
+    house.addEventListener("pointerdown", (e) => { dragging = true; aimAt(e); });
+    house.addEventListener("pointermove", (e) => { if (dragging) aimAt(e); });
+    window.addEventListener("pointerup", () => { dragging = false; });
+    for (const id of ["play-v", "play-h", "play-w"]) $(id).addEventListener("input", () => { P.aim = null; });
+    $("play-curl").onclick = () => {
+      P.curl = -P.curl;
+      $("play-w").value = (P.curl * Math.abs(Number($("play-w").value) || SPIN)).toFixed(2);
+      if (P.aim) aim();
+    };
+    $("play-go").onclick = () => act("throw", {
+      v: Number($("play-v").value), h: Number($("play-h").value), w: Number($("play-w").value),
+    });
+    $("play-sweep-go").onclick = () => act("sweep", { distance: Number($("play-distance").value) });
+    $("play-no-sweep").onclick = () => act("sweep", { distance: 0 });
+    const hold = $("play-hold");
+    hold.addEventListener("pointerdown", () => { P.hold = performance.now(); });
+    const release = () => {
+      if (P.hold == null) return;
+      const distance = Math.min(12, ((performance.now() - P.hold) / 1000) * HOLD_RATE);
+      P.hold = null;
+      $("play-distance").value = distance.toFixed(1);
+      act("sweep", { distance });
+    };
+    hold.addEventListener("pointerup", release);
+    hold.addEventListener("pointerleave", release);
+    $("play-keep").onclick = () => act("centerline", { choice: "KEEP" });
+    $("play-reset").onclick = () => act("centerline", { choice: "RESET" });
+    $("play-resign").onclick = () => act("resign", {});
+  }
+
+  function waiting(what) {
+    return P.seat != null && P.seat.waiting === what;
+  }
+
+  async function aim() {
+    const [x, y] = P.aim;
+    const w = P.curl * Math.abs(Number($("play-w").value) || SPIN);
+    try {
+      const t = await api(`/api/aim?x=${x.toFixed(3)}&y=${y.toFixed(3)}&w=${w.toFixed(4)}`);
+      $("play-v").value = t.v.toFixed(2);
+      $("play-h").value = t.h.toFixed(2);
+      $("play-w").value = t.w.toFixed(2);
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  async function act(action, body) {
+    showError(null);
+    try {
+      P.seat = await api(`/api/seats/${encodeURIComponent(P.token)}/${action}`, body);
+      if (action === "throw") P.preview = null;
+      renderSeat();
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  function renderSeat() {
+    const seat = P.seat;
+    $("play-new").hidden = seat != null && !seat.over;
+    $("play-seat").hidden = seat == null;
+    if (!seat) return;
+    const { game } = curlingView.current();
+    if (seat.game_id && (!game || game.id !== seat.game_id)) curlingView.select(seat.game_id);
+    const left = seat.seconds_left == null ? "" : ` (${Math.ceil(seat.seconds_left)} s left)`;
+    const text = seat.over ? "The game is over." : {
+      throw: `Your turn: aim and throw${left}.`,
+      sweep: "Sweep now?",
+      centerline: "Your choice: keep or reset.",
+    }[seat.waiting] || "The other side is playing…";
+    $("play-status").textContent = `${seat.name}, Player${seat.player + 1}: ${text}`;
+    $("play-throw").hidden = !waiting("throw");
+    $("play-sweep").hidden = !waiting("sweep");
+    $("play-centerline").hidden = !waiting("centerline");
+    $("play-resign").hidden = seat.over;
+    $("play-left").textContent = waiting("sweep") ? left : "";
+    if (waiting("throw")) updatePreview();
+  }
+
+  // The person's throw without noise, from the position now on the sheet.
+  function updatePreview() {
+    const { game, shown } = curlingView.current();
+    if (!game) return;
+    const st = CurlingGame.stateAt(game, game.shots.length);
+    const throwNow = [$("play-v").value, $("play-h").value, $("play-w").value].map(Number);
+    const before = st.shot === 0 ? CurlingGame.emptyPosition() : st.position;
+    const id = JSON.stringify([game.id, st.n, throwNow]);
+    if (id === P.previewKey || throwNow.some((x) => !Number.isFinite(x)) || shown < st.n) return;
+    P.previewKey = id;
+    preview(before, st.shot, throwNow).then((points) => { if (P.previewKey === id) P.preview = points; });
+  }
+
+  // A throw's path without noise (POST /api/trajectory without a seed), cached.
+  function preview(before, shot, throwNow) {
+    const id = JSON.stringify([before, shot, throwNow]);
+    if (!P.paths.has(id)) {
+      const body = { before, shot, throw: throwNow };
+      P.paths.set(id, api("/api/trajectory", body).then((data) => {
+        const m = data.frames.stones.indexOf(shot);
+        return m < 0 ? [] : data.frames.xy.map((f) => [f[2 * m], f[2 * m + 1]])
+          .filter(([x, y]) => !(x === 0 && y === 0));
+      }).catch(() => []));
+    }
+    return P.paths.get(id);
+  }
+
+  // -- the agent's view ------------------------------------------------------------------------
+
+  // The explained shot the sheet shows: the one moving, else the last one thrown.
+  function explainedShot() {
+    const { game, shown, anim } = curlingView.current();
+    if (!game) return null;
+    const shot = anim ? anim.shot : game.shots[shown - 1];
+    return shot && shot.explain ? shot : null;
+  }
+
+  function overlay({ ctxH, views, geo }) {
+    if (P.preview && waiting("throw")) {
+      CurlingSheet.path(ctxH, views.house, P.preview, "#1f6fd1", { dash: [6, 4], label: "your throw" });
+    }
+    const shot = explainedShot();
+    P.agentDrawn = { top: 0, judged: 0 };
+    if (!shot) return;
+    const colour = AGENT_COLOURS[shot.thrower];
+    shot.explain.top.forEach((t, i) => {
+      const key = JSON.stringify([shot.before, shot.shot, t.throw]);
+      const points = P.paths.get(key + "#done");
+      if (points === undefined) {
+        preview(shot.before, shot.shot, t.throw).then((p) => P.paths.set(key + "#done", p));
+        return;
+      }
+      const label = t.p == null ? `#${i + 1}` : `${Math.round(t.p * 100)} %`;
+      CurlingSheet.path(ctxH, views.house, points, colour, { dash: [5, 5], label, width: 1.5 });
+      P.agentDrawn.top += 1;
+    });
+    for (const judged of shot.explain.judged || []) {
+      const key = JSON.stringify([shot.before, shot.shot, judged]);
+      const points = P.paths.get(key + "#done");
+      if (points === undefined) {
+        preview(shot.before, shot.shot, judged).then((p) => P.paths.set(key + "#done", p));
+        continue;
+      }
+      if (points.length) CurlingSheet.mark(ctxH, views.house, geo, ...points[points.length - 1], colour);
+      P.agentDrawn.judged += 1;
+    }
+  }
+
+  function renderAgent() {
+    const { game } = curlingView.current();
+    const explained = game ? game.shots.filter((s) => s.explain) : [];
+    $("agent-box").hidden = explained.length === 0;
+    if (!explained.length) { P.wins = []; return; }
+    const agentSeat = explained[explained.length - 1].thrower;
+    P.wins = explained.filter((s) => s.explain.win != null)
+      .map((s) => ({ n: 16 * s.end + s.shot, win: s.explain.win }));
+    const canvas = $("wincurve");
+    const ctx = canvas.getContext("2d");
+    const W = canvas.width, H = canvas.height, pad = 18;
+    ctx.clearRect(0, 0, W, H);
+    const last = Math.max(16 * (game.ends > 0 ? game.ends : 1), ...P.wins.map((w) => w.n + 1));
+    const px = (n) => pad + ((W - 2 * pad) * n) / Math.max(1, last - 1);
+    const py = (p) => H - pad - (H - 2 * pad) * p;
+    ctx.strokeStyle = "#d0d7de";
+    ctx.beginPath(); ctx.moveTo(pad, py(0.5)); ctx.lineTo(W - pad, py(0.5)); ctx.stroke();
+    ctx.fillStyle = "#667085";
+    ctx.font = "11px sans-serif";
+    ctx.fillText("100 %", 2, py(1) + 4); ctx.fillText("50 %", 2, py(0.5) + 4); ctx.fillText("0 %", 2, py(0) + 4);
+    ctx.strokeStyle = AGENT_COLOURS[agentSeat];
+    ctx.lineWidth = 2;
+    ctx.beginPath();
+    P.wins.forEach((w, i) => { if (i) ctx.lineTo(px(w.n), py(w.win)); else ctx.moveTo(px(w.n), py(w.win)); });
+    ctx.stroke();
+    ctx.fillStyle = ctx.strokeStyle;
+    for (const w of P.wins) { ctx.beginPath(); ctx.arc(px(w.n), py(w.win), 3, 0, 2 * Math.PI); ctx.fill(); }
+    const now = P.wins[P.wins.length - 1];
+    $("agent-note").textContent = now
+      ? `${game.players[agentSeat]}'s chance to win before its last shot: ${Math.round(now.win * 100)} %`
+      : "";
+  }
+
+  window.curlingPlay = {
+    state() {
+      return {
+        panel: !$("play-box").hidden, seat: P.seat, error: P.error,
+        throwControls: !$("play-throw").hidden, sweepControls: !$("play-sweep").hidden,
+        preview: P.preview ? P.preview.length : 0,
+        agent: { shown: !$("agent-box").hidden, ...P.agentDrawn, wins: P.wins.length },
+      };
+    },
+  };
+
+  start();
+})();

@@ -1,0 +1,137 @@
+"""Playing on the page in a real browser (Debian's Chromium through ``playwright``): a person plays
+a whole game against level 2 (aims on the house, throws, sweeps once with the held button), and
+the records hold those throws and the sweep; a watcher's page without the key offers no control
+and the seat endpoint refuses it; a seat against the shipped agent shows its view (its top
+shots, its chance to win). Screenshots go to ``test-artifacts/``."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browser_fixtures import shoot
+from web_helpers import http, records_of
+
+from rllib_curling.server import start_server_thread
+from rllib_curling.server.config import ServerConfig
+
+pytestmark = pytest.mark.timeout(240)
+pytest_plugins = ("browser_fixtures",)  # fixtures: browser, page
+
+KEY = "classkey"
+PLAY = "window.curlingPlay.state()"
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Any]:
+    config = ServerConfig(tcp_port=0, http_port=0, seed=8, ends=1, keys=(KEY,),
+                          log_dir=str(tmp_path))  # fmt: skip
+    handle = start_server_thread(config)
+    try:
+        yield handle
+    finally:
+        handle.stop()
+
+
+def test_person__plays_a_whole_game_against_level_2_on_the_page(
+    server: Any, page: Any, tmp_path: Path
+) -> None:
+    page.goto(f"{server.web_url}?key={KEY}&opponent=2&speed=16")
+    page.wait_for_function(f"{PLAY}.panel")
+    page.fill("#play-name", "课程样例")  # the course template's name, in Chinese
+    page.click("#play-start")
+    house = page.locator("#house").bounding_box()
+    thrown: list[list[float]] = []
+    swept = False
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        page.wait_for_function(
+            f"{PLAY}.throwControls || {PLAY}.sweepControls || ({PLAY}.seat && {PLAY}.seat.over)",
+            timeout=60_000,
+        )
+        state = page.evaluate(PLAY)
+        if state["seat"]["over"]:
+            break
+        if state["throwControls"]:
+            # Aim: a draw to a point in the house, a little left of the button, then throw.
+            page.fill("#play-v", "")
+            y = house["y"] + house["height"] * (0.12 + 0.02 * len(thrown))
+            page.mouse.click(house["x"] + house["width"] * 0.42, y)
+            page.wait_for_function("document.getElementById('play-v').value !== ''")
+            if not thrown:
+                page.wait_for_function(f"{PLAY}.preview > 0")  # the dashed path of the throw
+                shoot(page, "play-aim.png")
+            thrown.append([float(page.input_value(f"#play-{k}")) for k in "vhw"])
+            page.click("#play-go")
+            page.wait_for_function(f"!{PLAY}.throwControls")
+        else:
+            if not swept:
+                page.hover("#play-hold")
+                page.mouse.down()
+                page.wait_for_timeout(600)  # held 0.6 s: about 1.2 m of sweeping
+                page.mouse.up()
+                swept = True
+            else:
+                page.click("#play-no-sweep")
+            page.wait_for_function(f"!{PLAY}.sweepControls")
+    assert len(thrown) == 8 and swept
+    page.wait_for_function("window.curlingView.state().finished", timeout=60_000)
+    shoot(page, "play-finished.png")
+    records = records_of(tmp_path)
+    (start,) = [r for r in records if r["type"] == "game_start"]
+    assert start["players"][0] == "课程样例" and start["kinds"] == ["person", "bot:2"]
+    mine = [r for r in records if r["type"] == "shot" and r["thrower"] == 0]
+    for record, sent in zip(mine, thrown, strict=True):
+        assert record["throw_sent"] == pytest.approx(sent, abs=1e-9)
+    assert 0.8 < mine[0]["sweep"] < 2.5 and all(r["sweep"] == 0 for r in mine[1:])
+    (game,) = [r for r in records if r["type"] == "game"]
+    assert game["reason"] == "finished" and game["shots"] == 16
+
+
+def test_watcher__without_the_key_gets_no_control_and_the_endpoints_refuse(
+    server: Any, page: Any
+) -> None:
+    body = json.dumps({"key": KEY, "opponent": "2"}).encode()
+    status, _, reply = http(server.web_url + "api/play", "POST", body)
+    assert status == 200
+    page.goto(server.web_url)
+    page.wait_for_function("window.curlingView.state().gameId !== null")
+    page.wait_for_timeout(500)  # the play panel would have shown by now
+    assert not page.evaluate(PLAY)["panel"]
+    assert page.locator("#play-box button:visible").count() == 0
+    no_key = json.dumps({"opponent": "2"}).encode()
+    assert http(server.web_url + "api/play", "POST", no_key)[0] == 403
+    status, _, reply = http(server.web_url + "api/seats/guessed/throw", "POST", b'{"v":3}')
+    assert status == 404 and b"no such seat" in reply
+    shoot(page, "play-watcher.png")
+
+
+def test_agent_seat__the_page_shows_the_agents_top_shots_and_chance_to_win(
+    page: Any, tmp_path: Path
+) -> None:
+    from rllib_curling.cli.commands.server import agent_factories
+
+    config = ServerConfig(tcp_port=0, http_port=0, seed=4, ends=1, bot_seat=0,
+                          log_dir=str(tmp_path))  # fmt: skip
+    handle = start_server_thread(config, agents=agent_factories(["builtin"]))
+    try:
+        page.goto(f"{handle.web_url}?key={handle.play_key}&opponent=builtin&speed=16")
+        page.wait_for_function(f"{PLAY}.panel")
+        page.click("#play-start")
+        page.wait_for_function(f"{PLAY}.throwControls", timeout=60_000)  # the agent threw
+        page.wait_for_function(
+            f"{PLAY}.agent.shown && {PLAY}.agent.top === 5 && {PLAY}.agent.wins === 1",
+            timeout=30_000,
+        )
+        shown = page.evaluate(PLAY)["agent"]
+        assert shown["judged"] >= 1
+        assert "chance to win" in page.inner_text("#agent-note")
+        shoot(page, "play-agent-view.png")
+        page.click("#play-resign")
+    finally:
+        page.goto("about:blank")  # no more polling of a server that stops
+        handle.stop()
