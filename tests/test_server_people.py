@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from web_helpers import get_json, http, records_of
+from web_helpers import get_json, http, records_of, slow_bot_game
 
 from rllib_curling.server import start_server_thread
 from rllib_curling.server.config import ServerConfig
@@ -57,7 +57,8 @@ def test_person__plays_a_whole_game_throws_and_a_sweep_recorded(
     server: Any, tmp_path: Path
 ) -> None:
     web = server.web_url
-    assert get_json(web + "api/play") == {"levels": [1, 2, 3, 4, 5, 6, 7, 8], "agents": []}
+    options = get_json(web + "api/play")
+    assert options == {"levels": [1, 2, 3, 4, 5, 6, 7, 8], "agents": [], "lobby": True}
     status, seat = open_seat(web)
     assert status == 200 and seat["player"] == 0  # the bot sits in seat 2, as for TCP clients
     token, thrown, swept = seat["seat"], [], False
@@ -116,6 +117,26 @@ def test_person__bad_calls_are_refused_and_the_game_goes_on(server: Any, tmp_pat
         assert time.monotonic() < deadline
         time.sleep(0.05)
     assert game[0]["reason"] == "disconnect" and game[0]["results"] == ["LOSE", "WIN"]
+
+
+def test_person__in_the_lobby_plays_the_next_tcp_client(server: Any, tmp_path: Path) -> None:
+    web = server.web_url
+    status, seat = open_seat(web, opponent="lobby")
+    assert status == 200 and seat["in_lobby"] and seat["game_id"] is None
+    thread, box = slow_bot_game(server.address[1], delay=0.0, key=KEY)  # no :N: the lobby
+    token = seat["seat"]
+    while not (state := wait_for(web, token, {"throw", "sweep"}))["over"]:
+        if state["waiting"] == "sweep":
+            assert post(f"{web}api/seats/{token}/sweep", {"distance": 0})[0] == 200
+        else:
+            throw = {"v": 3.0, "h": 0.1, "w": -1.57}
+            assert post(f"{web}api/seats/{token}/throw", throw)[0] == 200
+    thread.join(30)
+    (start,) = [r for r in records_of(tmp_path) if r["type"] == "game_start"]
+    assert start["players"] == ["Ann", "watched"] and start["kinds"] == ["person", "remote"]
+    (game,) = [r for r in records_of(tmp_path) if r["type"] == "game"]
+    assert game["reason"] == "finished" and game["shots"] == 16
+    assert list(box["t"].totals[-1]) == game["totals"]
 
 
 def test_person__a_page_without_seats_refuses_them() -> None:

@@ -1,5 +1,6 @@
 """Seats for people: a person plays on the page (``curling server --http-port``) against a
-built-in level or an agent the server was given (``curling server --agent builtin``).
+built-in level, an agent the server was given (``curling server --agent builtin``), or from a
+seat of the lobby against the next TCP client that comes without a level (``"lobby"``).
 
 ``PeopleDesk`` is the server's ``web.desk.Desk``: the page takes a seat with the server's
 connection key (one of ``--keys``; without ``--keys``, the play key the server prints with its
@@ -25,7 +26,7 @@ import logging
 import math
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -79,6 +80,11 @@ class PersonPlayer:
     @property
     def kind(self) -> str:
         return "person"
+
+    @property
+    def closed(self) -> bool:
+        """Gone from the seat (resigned, or its match over): what the lobby asks of a seat."""
+        return self.resigned or self.match_over
 
     # -- what the match calls (as for a remote client) ----------------------------------------
 
@@ -193,8 +199,10 @@ class PeopleDesk:
         play_key: str | None = None,
         throttle: KeyThrottle | None = None,
         clock: Callable[[], float] = time.monotonic,
+        join_lobby: Callable[[PersonPlayer], Awaitable[bool]] | None = None,
     ) -> None:
         self.config, self._start_match = config, start_match
+        self._join_lobby = join_lobby
         self.agents = dict(agents or {})
         self.play_key = play_key or secrets.token_urlsafe(9)
         self._throttle = throttle or KeyThrottle()
@@ -203,9 +211,10 @@ class PeopleDesk:
         self._finished: dict[str, float] = {}  # token -> when its match ended
 
     def options(self) -> dict[str, Any]:
-        """What a person may play: the built-in levels (0, the debug robot, excepted) and the
-        agents by name."""
-        return {"levels": [level for level in LEVELS if level > 0], "agents": sorted(self.agents)}
+        """What a person may play: the built-in levels (0, the debug robot, excepted), the
+        agents by name, and whether the lobby takes a person (against a TCP client)."""
+        return {"levels": [level for level in LEVELS if level > 0], "agents": sorted(self.agents),
+                "lobby": self._join_lobby is not None}  # fmt: skip
 
     async def open(self, peer: str, body: dict[str, Any]) -> dict[str, Any]:
         """A new seat against ``body["opponent"]`` (a level ``"3"`` or an agent's name), for
@@ -217,17 +226,23 @@ class PeopleDesk:
             raise SeatRefused(429, "too many attempts; try again later")
         if not ok:
             raise SeatRefused(403, "wrong key: a seat needs this server's connection key")
-        opponent = self._opponent(body.get("opponent"))
         name = str(body.get("name") or "person").strip()[:MAX_NAME] or "person"
         self._forget_finished()
         token = secrets.token_urlsafe(16)
         bot_seat = self.config.bot_seat
         person = PersonPlayer(name, 1 - bot_seat, token)
-        players = [opponent(bot_seat), person]
-        if not self._start_match(players if bot_seat == 0 else players[::-1]):
-            raise SeatRefused(503, "server busy: too many matches in progress; try again later")
+        if body.get("opponent") == "lobby" and self._join_lobby is not None:
+            if not await self._join_lobby(person):
+                raise SeatRefused(503, "no free lobby seat: a match is in progress; try later")
+            against = "the lobby"
+        else:
+            opponent = self._opponent(body.get("opponent"))
+            players = [opponent(bot_seat), person]
+            if not self._start_match(players if bot_seat == 0 else players[::-1]):
+                raise SeatRefused(503, "server busy: too many matches in progress; try later")
+            against = players[0].kind
         self._seats[token] = person
-        log.info("person %r (%s) seated against %s", name, peer, players[0].kind)
+        log.info("person %r (%s) seated against %s", name, peer, against)
         return {"seat": token, **self.state(token)}
 
     def state(self, token: str) -> dict[str, Any]:
@@ -238,7 +253,7 @@ class PeopleDesk:
         return {
             "name": person.name, "game_id": person.game_id, "player": person.seat,
             "waiting": person.waiting, "seconds_left": left, "mid": person.mid,
-            "over": person.match_over,
+            "over": person.match_over, "in_lobby": person.game_id is None and not person.closed,
         }  # fmt: skip
 
     def act(self, token: str, action: str, body: dict[str, Any]) -> dict[str, Any]:

@@ -65,8 +65,8 @@ class Room:
     matches_started: int = 0
     games_ended: int = 0  # numbers the console's game lines (``console``)
     listener: asyncio.base_events.Server | None = None
-    lobby: dict[int, Connection] = field(default_factory=dict)  # seat -> client waiting
-    lobby_ready: dict[Connection, asyncio.Future[bool]] = field(
+    lobby: dict[int, Connection | PersonPlayer] = field(default_factory=dict)  # seat -> waiting
+    lobby_ready: dict[Connection | PersonPlayer, asyncio.Future[bool]] = field(
         default_factory=dict
     )  # True: paired
     pair_match: Match | None = None  # the two-client match (one at a time per room)
@@ -96,7 +96,7 @@ class CurlingServer:
         #: Seats for people on the page (``server.people``): levels, and ``agents`` by name.
         self.desk = PeopleDesk(
             config, functools.partial(self._start_match, self.rooms[0]), agents=agents,
-            play_key=play_key, throttle=self._keys,
+            play_key=play_key, throttle=self._keys, join_lobby=self._person_in_lobby,
         )  # fmt: skip
 
     @property
@@ -313,19 +313,60 @@ class CurlingServer:
                 room.lobby_ready.pop(conn, None)
                 self._seats_freed.set()
 
+    async def _person_in_lobby(self, person: PersonPlayer) -> bool:
+        """Seat a person from the page in the first room's lobby, against the next client that
+        comes without a level (``server.people``); False when no lobby seat frees in time."""
+        room = self.rooms[0]
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + SEAT_WAIT_S
+        while not self._lobby_open(room):
+            if loop.time() >= deadline:
+                return False
+            self._seats_freed.clear()
+            try:
+                await asyncio.wait_for(self._seats_freed.wait(), 0.5)
+            except TimeoutError:
+                pass
+        seat = 0 if 0 not in room.lobby else 1
+        room.lobby[seat] = person
+        person.take_seat(seat)
+        paired: asyncio.Future[bool] = loop.create_future()
+        room.lobby_ready[person] = paired
+
+        def left() -> None:  # resigned before an opponent came
+            if room.lobby.get(person.seat) is person:
+                del room.lobby[person.seat]
+            room.lobby_ready.pop(person, None)
+            self._seats_freed.set()
+
+        person.on_leave = left
+        self._pair_if_ready(room)
+        if not paired.done():
+            port = room.address[1] if room.address else self.config.tcp_port
+            CONSOLE.info(lobby_line(port, f"{person.name} (on the page)", seat, legacy=False))
+        return True
+
     def _pair_if_ready(self, room: Room) -> None:
-        """Start the room's two-client match once both lobby seats are ready."""
-        conns = [room.lobby.get(0), room.lobby.get(1)]
-        if any(c is None or c not in room.lobby_ready or c.closed for c in conns):
+        """Start the room's two-seat match once both lobby seats are ready (two clients, or a
+        client and a person on the page)."""
+        waiting = [room.lobby.get(0), room.lobby.get(1)]
+        if any(c is None or c not in room.lobby_ready or c.closed for c in waiting):
             return
         if not self._room_for_a_match():
             return  # the seats wait; a match that ends frees room (``_run_match``)
-        a, b = conns
+        a, b = waiting
         assert a is not None and b is not None
         futures = [room.lobby_ready.pop(a), room.lobby_ready.pop(b)]
         room.lobby = {}
-        a.on_close = b.on_close = None
-        started = self._start_match(room, [RemotePlayer(a, 0), RemotePlayer(b, 1)], pair=True)
+        players: list[Player | PersonPlayer] = []
+        for seat, who in enumerate((a, b)):
+            if isinstance(who, Connection):
+                who.on_close = None
+                players.append(RemotePlayer(who, seat))
+            else:
+                who.on_leave = None
+                players.append(who)
+        started = self._start_match(room, players, pair=True)
         for future in futures:
             if not future.done():
                 future.set_result(started)

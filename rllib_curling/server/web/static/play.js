@@ -1,7 +1,8 @@
 // A person's seat on the page, and the agent's view (loaded after app.js).
 //
 // Seats: only a page opened with the server's key (?key=…, as curling server prints it) shows
-// the play panel; it takes a seat (POST /api/play) and keeps its secret token for this tab
+// the play panel; it takes a seat (POST /api/play: a level, an agent, or the lobby, against
+// the next AI that connects over TCP without a level) and keeps its secret token for this tab
 // (sessionStorage), polls the seat (GET /api/seats/<token>) and answers what it waits for:
 // a throw (aim by clicking or dragging on the house: a draw there, through GET /api/aim; the
 // numbers v, h, w stay editable; the dashed path is the throw without noise), a sweep once the
@@ -54,6 +55,7 @@
     const select = $("play-opponent");
     for (const level of options.levels) select.add(new Option(`level ${level}`, String(level)));
     for (const agent of options.agents) select.add(new Option(`agent ${agent}`, agent));
+    if (options.lobby) select.add(new Option("an AI that connects (the lobby)", "lobby"));
     const wanted = params.get("opponent");
     if (wanted && [...select.options].some((o) => o.value === wanted)) select.value = wanted;
     $("play-box").hidden = false;
@@ -175,7 +177,8 @@
     const { game } = curlingView.current();
     if (seat.game_id && (!game || game.id !== seat.game_id)) curlingView.select(seat.game_id);
     const left = seat.seconds_left == null ? "" : ` (${Math.ceil(seat.seconds_left)} s left)`;
-    const text = seat.over ? "The game is over." : {
+    const text = seat.over ? "The game is over." : seat.in_lobby
+      ? "Waiting in the lobby for an AI: connect one to this server with a key without :N." : {
       throw: `Your turn: aim and throw${left}.`,
       sweep: "Sweep now?",
       centerline: "Your choice: keep or reset.",
