@@ -373,3 +373,51 @@ def test_key_throttle__delays_double_and_are_forgotten(monkeypatch: pytest.Monke
     assert slept == [0.25, 0.5, 1.0, 2.0, 2.0, 2.0]
     now[0] += throttle.FORGET_S + 1
     assert guard.delay("10.0.0.1") == 0.0
+
+
+def test_page_seats__idle_slow_and_hostile_http_clients_and_a_persons_game_goes_on(
+    start_server_process: Any,
+) -> None:
+    from web_helpers import get_json, http
+
+    proc, port = start_server_process("--http-port", "0", "--key", "k", "--ends", "1")
+    assert proc.stdout is not None
+    web = proc.stdout.readline().split()[1]
+    fds, rss = baseline(proc.pid, port, key="k:2")
+    idle = [socket.create_connection(("127.0.0.1", int(web.split(":")[2].strip("/"))))
+            for _ in range(5)]  # fmt: skip
+    slow = [socket.create_connection(idle[0].getpeername()) for _ in range(3)]
+    stop = threading.Event()
+
+    def hostile() -> None:  # a request head that never ends, bad keys, guessed seat tokens
+        while not stop.is_set():
+            for s in slow:
+                try:
+                    s.send(b"G")
+                except OSError:
+                    pass
+            http(web + "api/play", "POST", b'{"key": "guess", "opponent": "1"}')
+            http(web + "api/seats/guessed/throw", "POST", b'{"v": 3, "h": 0, "w": 0}')
+            time.sleep(0.2)
+
+    attacker = threading.Thread(target=hostile)
+    attacker.start()
+    try:
+        started = time.monotonic()
+        status, _, body = http(web + "api/play", "POST", b'{"key": "k", "opponent": "1"}')
+        assert status == 200, body
+        token = json.loads(body)["seat"]
+        thrown = 0
+        while not (state := get_json(f"{web}api/seats/{token}"))["over"]:
+            if state["waiting"] == "throw":
+                throw = json.dumps({"v": 3.0, "h": 0.05 * thrown, "w": 1.57}).encode()
+                assert http(f"{web}api/seats/{token}/throw", "POST", throw)[0] == 200
+                thrown += 1
+            time.sleep(0.02)
+        assert thrown == 8 and time.monotonic() - started < 30
+    finally:
+        stop.set()
+        attacker.join()
+        for s in idle + slow:
+            s.close()
+    assert_back_to(proc.pid, fds, rss)

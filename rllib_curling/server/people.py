@@ -11,7 +11,7 @@ answer holds the seat's **token**, a secret only that page holds; every later ca
 client): at its turn it waits for the page's throw (``turn_timeout``; lost turns count and
 forfeit as a client's do); when its stone crosses mid-sheet it waits up to
 ``PERSON_SWEEP_WINDOW_S`` for the page's SWEEP (a distance, 0 = none: the page offers a button
-held or a number); after a centre-line violation against it, for its choice. The match, its
+held or a number; none on a server started with ``--sweep-window-ms 0``); after a centre-line violation against it, for its choice. The match, its
 records, its watchers and replays are those of any game.
 
 Bad calls are refused with a one-line reason (``web.desk.SeatRefused``) and the game goes on:
@@ -118,7 +118,10 @@ class PersonPlayer:
         return state, throw
 
     async def sweep(self, mid: np.ndarray, window: float) -> float:
-        """Wait up to ``PERSON_SWEEP_WINDOW_S`` for the page's SWEEP distance (0 = none)."""
+        """Wait up to ``PERSON_SWEEP_WINDOW_S`` for the page's SWEEP distance (0 = none); a
+        server that waits for no SWEEP (``sweep_window`` 0) offers none."""
+        if window <= 0:
+            return 0.0
         self.mid = [float(v) for v in mid[:5]]
         try:
             distance = await self._wait("sweep", PERSON_SWEEP_WINDOW_S)

@@ -253,7 +253,7 @@ def _web_banner(config: ServerConfig, play_key: str) -> Callable[[str], None]:
 
     def banner(url: str) -> None:
         print(f"curling server: watch the games at {url}", file=sys.stderr, flush=True)
-        where = f"{url} with a connection key" if config.keys else f"{url}?key={play_key}"
+        where = f"{url}?key=KEY (one of --key)" if config.keys else f"{url}?key={play_key}"
         print(f"curling server: play in the browser at {where}", file=sys.stderr, flush=True)
 
     return banner
