@@ -7,30 +7,23 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from web_helpers import get_json, http, records_of, slow_bot_game
 
-from rllib_curling.server import start_server_thread
-from rllib_curling.server.config import ServerConfig
-
 pytestmark = pytest.mark.timeout(120)
+pytest_plugins = ("server_fixtures",)  # fixtures: start_server
 
 KEY = "classkey"
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[Any]:
-    config = ServerConfig(tcp_port=0, http_port=0, seed=5, ends=1, keys=(KEY,),
-                          log_dir=str(tmp_path))  # fmt: skip
-    handle = start_server_thread(config)
-    try:
-        yield handle
-    finally:
-        handle.stop()
+def server(start_server: Any, tmp_path: Path) -> Any:
+    """A server with the page and a key, 1-end games, records in ``tmp_path``."""
+    return start_server(http_port=0, seed=5, ends=1, keys=(KEY,), log_dir=str(tmp_path),
+                        sweep_window=1.0)  # fmt: skip
 
 
 def post(url: str, body: Any) -> tuple[int, dict[str, Any]]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,21 +19,17 @@ from rllib_curling.server import start_server_thread
 from rllib_curling.server.config import ServerConfig
 
 pytestmark = pytest.mark.timeout(240)
-pytest_plugins = ("browser_fixtures",)  # fixtures: browser, page
+pytest_plugins = ("server_fixtures", "browser_fixtures")  # start_server; browser, page
 
 KEY = "classkey"
 PLAY = "window.curlingPlay.state()"
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[Any]:
-    config = ServerConfig(tcp_port=0, http_port=0, seed=8, ends=1, keys=(KEY,),
-                          log_dir=str(tmp_path))  # fmt: skip
-    handle = start_server_thread(config)
-    try:
-        yield handle
-    finally:
-        handle.stop()
+def server(start_server: Any, tmp_path: Path) -> Any:
+    """A server with the page and a key, 1-end games, records in ``tmp_path``."""
+    return start_server(http_port=0, seed=8, ends=1, keys=(KEY,), log_dir=str(tmp_path),
+                        sweep_window=1.0)  # fmt: skip
 
 
 def test_person__plays_a_whole_game_against_level_2_on_the_page(
