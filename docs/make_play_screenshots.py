@@ -45,7 +45,7 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     sys.path.insert(0, str(ROOT / "tests"))
-    from browser_fixtures import CHROMIUM
+    from web_helpers import CHROMIUM
 
     from rllib_curling.cli.commands.server import agent_factories
     from rllib_curling.server import start_server_thread

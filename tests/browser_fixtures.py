@@ -1,25 +1,15 @@
 """Browser fixtures of the page tests (a pytest plugin: ``pytest_plugins = ("browser_fixtures",)``):
-Debian's Chromium driven by ``playwright`` (its own browser downloads are never used), a page
-that fails its test on any error in it, and screenshots in ``test-artifacts/``."""
+Debian's Chromium driven by ``playwright`` (its own browser downloads are never used), and a
+page that fails its test on any error in it (screenshots: ``web_helpers.shoot``)."""
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
-#: Debian's package installs the browser here (``apt-get install chromium``).
-CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-#: Until the page shows the whole game: the last shot drawn, no animation left.
-DONE = (
-    "(() => { const s = window.curlingView && window.curlingView.state(); "
-    "return s && s.finished && !s.animating && s.shown === s.shots && s.shots > 0; })()"
-)
+from web_helpers import CHROMIUM
 
 
 @pytest.fixture(scope="module")
@@ -43,11 +33,3 @@ def page(browser: Any) -> Iterator[Any]:
     yield page
     context.close()
     assert not errors, f"errors in the page: {errors}"
-
-
-def shoot(page: Any, name: str) -> Path:
-    ARTIFACTS.mkdir(exist_ok=True)
-    path = ARTIFACTS / name
-    page.screenshot(path=str(path))
-    assert path.stat().st_size > 10_000 and path.read_bytes()[:4] == b"\x89PNG"
-    return path

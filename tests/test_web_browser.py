@@ -14,9 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_fixtures import DONE, shoot
 from server_helpers import send_stop_signal
-from web_helpers import records_of, slow_bot_game
+from web_helpers import DONE, records_of, shoot, slow_bot_game
 
 pytestmark = pytest.mark.timeout(180)
 pytest_plugins = ("server_fixtures", "browser_fixtures")  # start_server; browser, page

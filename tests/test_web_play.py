@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_fixtures import shoot
-from web_helpers import http, records_of
+from web_helpers import http, records_of, shoot
 
 from rllib_curling.server import start_server_thread
 from rllib_curling.server.config import ServerConfig

@@ -4,6 +4,8 @@ played on a real server (real engine and bot) for the page to show."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import socket
 import threading
 import time
@@ -125,3 +127,21 @@ def wait_for_game(web_url: str, timeout: float = 30.0) -> dict[str, Any]:
             return games[-1]
         time.sleep(0.02)
     raise AssertionError(f"no game on the page within {timeout} s")
+
+
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+#: Debian's package installs the browser here (``apt-get install chromium``).
+CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+#: Until the page shows the whole game: the last shot drawn, no animation left.
+DONE = (
+    "(() => { const s = window.curlingView && window.curlingView.state(); "
+    "return s && s.finished && !s.animating && s.shown === s.shots && s.shots > 0; })()"
+)
+
+
+def shoot(page: Any, name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / name
+    page.screenshot(path=str(path))
+    assert path.stat().st_size > 10_000 and path.read_bytes()[:4] == b"\x89PNG"
+    return path
