@@ -133,3 +133,13 @@ def test_parse_entrant__builtin_and_a_checkpoints_policy_without_search(tmp_path
     assert rate.parse_entrant(f"policy:{tmp_path}").path == str(tmp_path)
     with pytest.raises(ValueError, match="no such directory"):
         rate.parse_entrant(f"policy:{tmp_path / 'nope'}")
+
+
+def test_load_policies__policy_entrant_plays_without_search_builtin_with_it() -> None:
+    entrants = [rate.parse_entrant("policy:builtin"), rate.parse_entrant("builtin")]
+    players = rate._load_policies(entrants, "default_policy")
+    assert isinstance(players, dict)
+    assert players["policy:builtin"].search is None  # the network alone
+    assert players["builtin"].search is not None and players["builtin"].search.k == 8
+    players = rate._load_policies(entrants, "default_policy", search=4)
+    assert players["policy:builtin"].search is None and players["builtin"].search.k == 4

@@ -165,7 +165,7 @@ def _load_policies(
                 policies[e.name] = PolicyPlayer.from_checkpoint(
                     str(path),
                     module_id,
-                    search=search,
+                    search=0 if e.no_search else search,
                     samples=samples,
                     seed=seed,
                     value_weight=value_weight,
