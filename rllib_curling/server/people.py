@@ -11,8 +11,9 @@ answer holds the seat's **token**, a secret only that page holds; every later ca
 client): at its turn it waits for the page's throw (``turn_timeout``; lost turns count and
 forfeit as a client's do); when its stone crosses mid-sheet it waits up to
 ``PERSON_SWEEP_WINDOW_S`` for the page's SWEEP (a distance, 0 = none: the page offers a button
-held or a number; none on a server started with ``--sweep-window-ms 0``); after a centre-line violation against it, for its choice. The match, its
-records, its watchers and replays are those of any game.
+held or a number; none on a server started with ``--sweep-window-ms 0``); after a centre-line
+violation against it, for its choice. The match, its records, its watchers and replays are
+those of any game.
 
 Bad calls are refused with a one-line reason (``web.desk.SeatRefused``) and the game goes on:
 an unknown token (404), a throw out of turn (409), numbers that are not finite (400), more than
