@@ -27,6 +27,7 @@ def test_bench_env__prints_every_path(capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_bench_env_league__prints_both_ways_of_stepping(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("ray", reason="the league env steps through RLlib's vector env")
     args = ["bench", "env", "--league", "--level", "1", "--games", "1", "--repeats", "1",
             "--envs", "2", "--json"]  # fmt: skip
     assert curling_main(args) == 0
@@ -65,3 +66,16 @@ def test_bench_processes__cpu_memory_and_server_children_of_processes() -> None:
     assert math.isnan(processes.cpu_seconds(gone)) and processes.rss_bytes(gone) == 0
     cpus = processes.allowed_cpus()
     assert cpus is None or (cpus and set(cpus) <= set(range(os.cpu_count() or 1)))
+
+
+def test_bench_env_league__without_ray_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "ray" else real(name, *a)
+    )
+    assert curling_main(["bench", "env", "--league"]) == 2
+    assert "needs Ray" in capsys.readouterr().err

@@ -24,8 +24,10 @@ runs use); env steps per second (the learner's throws) of each.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import statistics
+import sys
 import time
 from typing import Any
 
@@ -142,6 +144,10 @@ def _league_steps_per_s(games: int, envs: int, level: int, seed: int, together: 
 
 
 def _league_main(args: argparse.Namespace) -> int:
+    if importlib.util.find_spec("ray") is None:
+        print("curling bench env --league needs Ray (the rl extra): pip install -e '.[rl]'",
+              file=sys.stderr)  # fmt: skip
+        return 2
     runs = {
         name: [_league_steps_per_s(args.games, args.envs, args.level, seed, together)
                for seed in range(args.repeats)]
