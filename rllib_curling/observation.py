@@ -116,8 +116,8 @@ def encode_observation(
     pos = np.ascontiguousarray(np.asarray(position, dtype=np.float64).reshape(N_STONES, 2))
     obs = np.empty(OBS_SIZE, dtype=np.float32)
     shot = min(max(int(shot), 0), N_STONES)
-    args = (int(end), int(total_ends), int(my_parity), float(score_diff))
-    if not observation_kernel.encode(pos, shot, *args, _KERNEL_SCALES, obs):
+    game = int(end), int(total_ends), int(my_parity)
+    if not observation_kernel.encode(pos, shot, *game, float(score_diff), _KERNEL_SCALES, obs):
         rules.as_position(pos)  # raises: a coordinate is not finite
     return obs
 

@@ -28,7 +28,7 @@ def encode(
     end: int,
     total_ends: int,
     my_parity: int,
-    score_diff: int,
+    score_diff: float,
     scales: np.ndarray,
     out: np.ndarray,
 ) -> bool:

@@ -74,7 +74,8 @@ def as_position(position: object, *, batch: bool = False) -> np.ndarray:
 def in_play(xy: np.ndarray) -> np.ndarray:
     """True where a stone is in play, i.e. not ``(0, 0)``."""
     xy = np.asarray(xy, dtype=np.float64)
-    return (xy[..., 0] != 0.0) | (xy[..., 1] != 0.0)
+    played: np.ndarray = (xy[..., 0] != 0.0) | (xy[..., 1] != 0.0)
+    return played
 
 
 def distance_to_tee(xy: np.ndarray) -> np.ndarray:
@@ -86,7 +87,7 @@ def distance_to_tee(xy: np.ndarray) -> np.ndarray:
 def _length(dx: np.ndarray, dy: np.ndarray) -> np.ndarray:
     """``sqrt(dx² + dy²)``: only correctly rounded operations, so ``math.sqrt`` on Python floats
     (the one-position path) gives the same value to the last bit (``hypot`` differs by an ulp)."""
-    return np.sqrt(dx * dx + dy * dy)
+    return np.asarray(np.sqrt(dx * dx + dy * dy))
 
 
 def in_house(xy: np.ndarray) -> np.ndarray:
@@ -188,7 +189,8 @@ def score_end(position: np.ndarray) -> tuple[int, int]:
 
 def opponent_rows(shot: int) -> np.ndarray:
     """Bool mask ``(16,)`` of stones already thrown by the opponent of the thrower of ``shot``."""
-    return (_ROWS < shot) & (_ROWS % 2 != shot % 2)
+    rows: np.ndarray = (_ROWS < shot) & (_ROWS % 2 != shot % 2)
+    return rows
 
 
 def restored_position(before: np.ndarray, shot: int) -> np.ndarray:
@@ -204,7 +206,8 @@ def fgz_protected(position: np.ndarray, shot: int) -> np.ndarray:
     zone = in_free_guard_zone(position)
     if shot > sheet.RULE_LAST_SHOT:
         return np.zeros_like(zone)
-    return zone & opponent_rows(shot)
+    protected: np.ndarray = zone & opponent_rows(shot)
+    return protected
 
 
 def free_guard_zone_violation_batch(
@@ -218,7 +221,8 @@ def free_guard_zone_violation_batch(
     afters = np.asarray(afters, dtype=np.float64)
     if shot > sheet.RULE_LAST_SHOT:
         return np.zeros(afters.shape[:-2], dtype=bool)
-    return np.any(fgz_protected(before, shot) & ~in_play(afters), axis=-1)
+    removed: np.ndarray = np.any(fgz_protected(before, shot) & ~in_play(afters), axis=-1)
+    return removed
 
 
 def centre_line_violation_batch(before: np.ndarray, afters: np.ndarray, shot: int) -> np.ndarray:
@@ -236,7 +240,8 @@ def centre_line_violation_batch(before: np.ndarray, afters: np.ndarray, shot: in
     guards = in_free_guard_zone(before) & touches_centre_line(before) & opponent_rows(shot)
     moved = _length(*np.moveaxis(afters - before, -1, 0)) > MOVE_TOLERANCE
     off = ~(touches_centre_line(afters) & in_free_guard_zone(afters))
-    return np.any(guards & moved & off, axis=-1)
+    foul: np.ndarray = np.any(guards & moved & off, axis=-1)
+    return foul
 
 
 def free_guard_zone_violation(before: np.ndarray, after: np.ndarray, shot: int) -> bool:

@@ -138,9 +138,9 @@ def _lerp(table: np.ndarray, grid: np.ndarray, value: float, axis: int) -> np.nd
     i, f = _cell(grid, value)
     lo = np.take(table, i, axis=axis)
     if f == 0.0:
-        return lo
+        return np.asarray(lo)
     with np.errstate(invalid="ignore"):
-        return (1 - f) * lo + f * np.take(table, i + 1, axis=axis)
+        return np.asarray((1 - f) * lo + f * np.take(table, i + 1, axis=axis))
 
 
 def path_x(tables: ShotTables, v: object, h: object, w: object, y: object) -> np.ndarray:
@@ -155,7 +155,7 @@ def path_x(tables: ShotTables, v: object, h: object, w: object, y: object) -> np
     rest_y = np.where(np.isfinite(tables.rest_y), tables.rest_y, -100.0)
 
     def bilinear(table: np.ndarray, *tail: np.ndarray) -> np.ndarray:
-        out = 0.0
+        out = np.zeros(v.shape)
         for dv, wv in ((0, 1 - fv), (1, fv)):
             for dw, ww in ((0, 1 - fw), (1, fw)):
                 out = out + wv * ww * table[(iv + dv, iw + dw, *tail)]
@@ -179,7 +179,7 @@ def draw_speeds(tables: ShotTables, y: object, w: float) -> np.ndarray:
     lo, hi = tables.rest_y[:, i], tables.rest_y[:, i + 1]
     ok = np.isfinite(lo) & np.isfinite(hi)
     rest = (1 - f) * lo[ok] + f * hi[ok]
-    return np.interp(-np.asarray(y, dtype=np.float64), -rest, V_GRID[ok])
+    return np.asarray(np.interp(-np.asarray(y, dtype=np.float64), -rest, V_GRID[ok]))
 
 
 @functools.lru_cache(maxsize=4)
@@ -199,6 +199,7 @@ def shot_tables(model_name: str = "platform") -> ShotTables:
         result = simulate_batch(
             empty, 0, part, None, model=model, noise=False, trajectory_stride=_TRAJECTORY_STRIDE
         )
+        assert result.trajectories is not None  # asked for with trajectory_stride
         for i, path in enumerate(result.trajectories):
             _fill_path(np.asarray(path)[:, 0, :], start + i, rest_y, rest_drift, drift)
     shape = (len(V_GRID), len(W_GRID))

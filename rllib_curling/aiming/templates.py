@@ -140,7 +140,8 @@ def removable(position: np.ndarray, shot: int) -> np.ndarray:
     """Bool (16,): stones in play that throw ``shot`` may drive out of play under the free guard
     zone rule (``rules.free_guard_zone_violation_batch``: not an opponent's free guard zone stone
     during shots 0..``sheet.RULE_LAST_SHOT``)."""
-    return rules.in_play(position) & ~rules.fgz_protected(position, shot)
+    free: np.ndarray = rules.in_play(position) & ~rules.fgz_protected(position, shot)
+    return free
 
 
 def earliest_shot(position: np.ndarray, my_parity: int) -> int:

@@ -108,7 +108,8 @@ def guarded(positions: np.ndarray, index: np.ndarray) -> np.ndarray:
     dy = positions[..., 1] - target[:, None, 1]
     cover = rules.in_play(positions) & (dx < GUARD_DX) & (dy > GUARD_DY[0]) & (dy < GUARD_DY[1])
     cover[m, index] = False
-    return cover.any(axis=-1)
+    covered: np.ndarray = cover.any(axis=-1)
+    return covered
 
 
 def _threat(
@@ -141,7 +142,8 @@ def _strategy(
     in_house = np.isfinite(dist)
     presence = (in_house & mine).sum(axis=-1) - (in_house & ~mine).sum(axis=-1)
     share = ctx.n_left / (sheet.STONES_PER_END - 1)
-    return share * (sign * CENTRE_GUARD_VALUE * guards + HOUSE_STONE_VALUE * presence)
+    value: np.ndarray = share * (sign * CENTRE_GUARD_VALUE * guards + HOUSE_STONE_VALUE * presence)
+    return value
 
 
 def end_branches(
@@ -204,12 +206,12 @@ def win_value(values: np.ndarray, probs: np.ndarray, ctx: EvalContext) -> np.nda
     Not a monotone function of the expected points: it weighs risk (e.g. a sure point against a
     gamble when one point wins the game).
     """
-    expected = (values * probs).sum(axis=-1)
+    expected: np.ndarray = (values * probs).sum(axis=-1)
     if ctx.ends_after < 0:
         return expected
     var = 0.25 + END_SIGMA**2 * (ctx.n_left / sheet.STONES_PER_END + ctx.ends_after)
     z = (ctx.diff + values) / np.sqrt(var)
-    win = (probs / (1.0 + np.exp(-1.702 * z))).sum(axis=-1)
+    win: np.ndarray = (probs / (1.0 + np.exp(-1.702 * z))).sum(axis=-1)
     return win + POINTS_TIEBREAK * expected
 
 

@@ -42,7 +42,9 @@ def _guarded(pos: np.ndarray, target: int, params: np.ndarray) -> bool:
 
 
 @njit(cache=True)
-def _strategy(pos: np.ndarray, dist: np.ndarray, parity: int, params: np.ndarray) -> tuple:
+def _strategy(
+    pos: np.ndarray, dist: np.ndarray, parity: int, params: np.ndarray
+) -> tuple[int, int, int]:
     """``evaluation._strategy``'s counts: (centre guards even rows, odd rows, house presence)."""
     even = odd = presence = 0
     for k in range(_N):

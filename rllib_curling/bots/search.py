@@ -187,14 +187,16 @@ class SearchBot(Bot):
         ours = dataclasses.replace(ctx, n_left=ctx.n_left - 1)
         if self._reply_draws is None:
             self._reply_draws = draw_candidates(tables, REPLY_SPEC)
-        befores, throws, owner = [], [], []
+        befores: list[np.ndarray] = []
+        throws: list[np.ndarray] = []
+        owners: list[np.ndarray] = []
         hits = hit_candidates_batch(tables, positions[top], REPLY_SPEC)
         for i, k in enumerate(top):
             answers = np.concatenate([self._reply_draws, hits[i], [DUMB_THROW]])
             befores.append(np.broadcast_to(positions[k], (len(answers), 16, 2)))
             throws.append(answers)
-            owner.append(np.full(len(answers), i))
-        before, owner = np.concatenate(befores), np.concatenate(owner)
+            owners.append(np.full(len(answers), i))
+        before, owner = np.concatenate(befores), np.concatenate(owners)
         answers = np.concatenate(throws)
 
         def after_answers(before: np.ndarray, answers: np.ndarray, noisy: bool) -> np.ndarray:
@@ -205,7 +207,8 @@ class SearchBot(Bot):
             final, _, _ = rules.resolve_shot_batch(before, after.positions, state.shot + 1)
             values, probs = end_branches(final, theirs)
             if not self.spec.win_prob:
-                return -(values * probs).sum(-1)
+                points: np.ndarray = -(values * probs).sum(-1)
+                return points
             ours_now = win_value(-values, probs, ours)
             if self.value_weight == 0.0:
                 return ours_now

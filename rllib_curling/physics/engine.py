@@ -92,7 +92,8 @@ def clamp_throw(throw: object) -> np.ndarray:
     fast = _clamp_plain(throw)
     if fast is not None:
         return fast
-    return _clamp(np.atleast_2d(_as_float(throw, "throw")), "throw", single=True)[0]
+    clamped: np.ndarray = _clamp(np.atleast_2d(_as_float(throw, "throw")), "throw", single=True)[0]
+    return clamped
 
 
 _PLAIN_NUMBERS = (float, int, np.floating, np.integer)
@@ -300,12 +301,16 @@ def simulate(
     )
 
 
-def _run_batch(*args: object) -> None:
+def _run_batch(
+    positions: np.ndarray, slots: np.ndarray, throws: np.ndarray, seeds: np.ndarray,
+    noise: bool, prm: np.ndarray, table: np.ndarray, mid: np.ndarray, ticks: np.ndarray,
+) -> None:  # fmt: skip
     """``kernel.run_batch``, on all of Numba's threads for a large batch (module docstring)."""
     import numba
 
-    n = args[0].shape[0]  # type: ignore[attr-defined]
+    n = positions.shape[0]
     threads = numba.get_num_threads()
+    args = positions, slots, throws, seeds, noise, prm, table, mid, ticks
     if n < PARALLEL_MIN_THROWS or threads < 2:
         run_batch(*args)
         return

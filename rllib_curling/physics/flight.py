@@ -122,7 +122,7 @@ N_STATE = 14
 
 
 @njit(cache=True, inline="always")
-def set_rate(state: np.ndarray, reg: int, mu: float, prm: np.ndarray, table: np.ndarray):
+def set_rate(state: np.ndarray, reg: int, mu: float, prm: np.ndarray, table: np.ndarray) -> None:
     """Set ``g`` and its dry part at the state, for regime ``reg`` and friction ``mu``."""
     vx, vy, w = state[S_VX], state[S_VY], state[S_W]
     sp = math.sqrt(vx * vx + vy * vy)

@@ -17,6 +17,7 @@ Digital Curling's "fcv1") as another instance in :data:`ICE_MODELS`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 #: One running-band term: (kind "dry"|"wet", quadrant "BW"|"BA"|"FW"|"FA", radial position
 #: -1 inner edge / 0 centre / +1 outer edge of the band, force weight, torque weight).
@@ -113,7 +114,7 @@ class IceModel:
     contact_friction_anchors: int = 2
     max_contact_spin: float = 3.14  # rad/s: PhysicsManager defaultMaxAngularSpeed (notes 00)
 
-    def replace(self, **changes: object) -> IceModel:
+    def replace(self, **changes: Any) -> IceModel:
         """A copy with some parameters changed (``dataclasses.replace``)."""
         from dataclasses import replace
 

@@ -122,7 +122,9 @@ def _store_frame(traj: np.ndarray, n: int, pos: np.ndarray, mode: np.ndarray) ->
 
 
 @njit(cache=True, inline="always")
-def _frame(traj: np.ndarray, stride: int, ctx: np.ndarray, pos: np.ndarray, mode: np.ndarray):
+def _frame(
+    traj: np.ndarray, stride: int, ctx: np.ndarray, pos: np.ndarray, mode: np.ndarray
+) -> None:
     if stride > 0 and ctx[C_TICK] % stride == 0 and ctx[C_FRAMES] < traj.shape[0]:
         _store_frame(traj, ctx[C_FRAMES], pos, mode)
         ctx[C_FRAMES] += 1
@@ -165,7 +167,8 @@ def _ticks_before(distance: float, per_tick: float) -> int:
 @njit(cache=True, inline="always")
 def _regime_floor(reg: int, prm: np.ndarray) -> float:
     """The speed below which regime ``reg`` ends (the stop speed for the slowest)."""
-    return prm[c.P_FAST] if reg == 2 else (prm[c.P_SLOW] if reg == 1 else prm[c.P_STOP])
+    floor: float = prm[c.P_FAST] if reg == 2 else (prm[c.P_SLOW] if reg == 1 else prm[c.P_STOP])
+    return floor
 
 
 @njit(cache=True)
