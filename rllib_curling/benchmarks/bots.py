@@ -16,8 +16,13 @@ import argparse
 import json
 import statistics
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from rllib_curling.bots.base import Bot
+    from rllib_curling.game import GameState
 
 #: Issue 24's targets: the median decision time (ms) of the search levels on 2 cores.
 TARGET_MEDIAN_MS = {6: 2.0, 7: 7.0, 8: 15.0}
@@ -25,13 +30,13 @@ TARGET_MEDIAN_MS = {6: 2.0, 7: 7.0, 8: 15.0}
 AGENT_TARGET_MS = 500.0
 
 
-def positions(games: int, seed: int) -> list:  # list[GameState]
+def positions(games: int, seed: int) -> list[GameState]:
     """Game states of ``games`` level-3 games (one per stone thrown)."""
     from rllib_curling.bots import make_bot
     from rllib_curling.bots.matches import play_game
     from rllib_curling.game import GameConfig
 
-    states: list = []
+    states: list[GameState] = []
     bot = make_bot(3)
     for g in range(games):
         play_game(
@@ -41,7 +46,9 @@ def positions(games: int, seed: int) -> list:  # list[GameState]
     return states
 
 
-def decision_ms(level: int, states: list, seed: int, bot: object = None) -> list[float]:
+def decision_ms(
+    level: int, states: list[GameState], seed: int, bot: Bot | None = None
+) -> list[float]:
     """Milliseconds per ``choose`` of ``level`` (or of ``bot``) over ``states``."""
     from rllib_curling.bots import make_bot
 
@@ -69,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     states = positions(args.games, args.seed)
     result: dict[str, dict[str, float]] = {}
-    players: list[tuple[str, object]] = [(str(level), None) for level in LEVELS]
+    players: list[tuple[str, Bot | None]] = [(str(level), None) for level in LEVELS]
     if args.agent is not None:
         from rllib_curling.rl.policy_player import agent_bot
 

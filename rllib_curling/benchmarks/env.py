@@ -24,6 +24,7 @@ runs use); env steps per second (the learner's throws) of each.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import json
 import statistics
@@ -63,11 +64,18 @@ def _play_games(env: Any, games: int) -> int:
     return steps
 
 
+def _discrete_n(space: object) -> int:
+    from gymnasium.spaces import Discrete
+
+    assert isinstance(space, Discrete), space  # the benchmarks ask for action "discrete"
+    return int(space.n)
+
+
 def _vector_steps_per_s(games: int, envs: int, seed: int) -> float:
     from rllib_curling.env.vector import CurlingVectorEnv
 
     vector = CurlingVectorEnv(envs, {"opponent": 2, "ends": 4, "action": "discrete"})
-    n = vector.single_action_space.n
+    n = _discrete_n(vector.single_action_space)
     try:
         vector.reset(seed=seed)
         for step in range(40):  # warm-up: the server loads the engine and the bot's tables
@@ -126,8 +134,8 @@ def _league_steps_per_s(games: int, envs: int, level: int, seed: int, together: 
     if together:
         vector: Any = CurlingVectorMultiAgentEnv(subs)
     else:
-        vector = SyncVectorMultiAgentEnv(env_fns=[lambda sub=sub: sub for sub in subs])
-    n = subs[0].get_action_space("main").n
+        vector = SyncVectorMultiAgentEnv(env_fns=[functools.partial(lambda s: s, s) for s in subs])
+    n = _discrete_n(subs[0].get_action_space("main"))
     try:
         observations, _ = vector.reset(seed=seed)
         played = steps = 0

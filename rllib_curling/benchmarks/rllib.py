@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import statistics
 import time
@@ -42,6 +43,7 @@ def _row(runners: int, envs: int, steps: int, repeats: int, mode: str) -> dict[s
     algo = config.build_algo()
     try:
         group = algo.env_runner_group
+        assert group is not None  # built with remote env runners
 
         def sample(runner: Any) -> int:
             episodes = runner.sample(num_timesteps=steps * envs)
@@ -97,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     from rllib_curling.rl.registration import register
     from rllib_curling.rl.training import VECTOR_MODE
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="error")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
     try:
         register()
         plan = [(1, n, VECTOR_MODE) for n in (int(x) for x in args.envs.split(","))]

@@ -26,11 +26,16 @@ import subprocess
 import sys
 import threading
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from rllib_curling.benchmarks.processes import allowed_cpus, cpu_seconds, load_average, pin
 from rllib_curling.server.process import exit_with_parent_args, stop_child
+
+if TYPE_CHECKING:
+    from rllib_curling.client import CurlingClient
+    from rllib_curling.game import GameState
 
 SHOTS_PER_END = 16
 
@@ -50,20 +55,21 @@ def _start_server(games: int, ends: int, seed: int, cpu: int | None) -> tuple[ob
     return proc, int(line[2])
 
 
-def _game_state(client: object, ends: int) -> object:
+def _game_state(client: CurlingClient, ends: int) -> GameState:
     """The GameState a bot needs, rebuilt from what the client was told (POSITION, SETSTATE,
     SCORE)."""
     from rllib_curling.game import GameConfig, GameState
 
-    shot, end, _total, next_seat = client.state  # type: ignore[attr-defined]
+    assert client.state is not None  # a GO comes after a SETSTATE
+    shot, end, _total, next_seat = client.state
     first = next_seat if shot % 2 == 0 else 1 - next_seat
-    seat = client.seat  # type: ignore[attr-defined]
+    seat = client.seat
     scores = []
-    for s in client.end_scores:  # type: ignore[attr-defined]
+    for s in client.end_scores:
         mine, theirs = max(s, 0), max(-s, 0)
         scores.append((mine, theirs) if seat == 0 else (theirs, mine))
     return GameState(
-        position=client.position,  # type: ignore[attr-defined]
+        position=client.position,
         shot=shot,
         end=end,
         first_seat=first,
