@@ -1,7 +1,7 @@
 """The game loop of one match (a pair of seats playing ``games`` games on the same connections).
 
 Message order (protocol.md "One game"): the seats arrive ready (``ISREADY``/``READYOK`` when
-they were seated, see ``seats``), then for each game ``NEWGAME``; before each stone
+they were seated, see ``curling_server``), then for each game ``NEWGAME``; before each stone
 ``POSITION``, ``SETSTATE`` to both and ``GO`` to the thrower; ``MOTIONINFO`` to a remote
 thrower when its stone crosses mid-sheet; after stone 15 ``POSITION``,
 ``SCORE`` (each seat its own view), ``SETSTATE 16 …``; after the last end ``TOTALSCORE`` and
