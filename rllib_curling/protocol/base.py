@@ -6,6 +6,7 @@ from :mod:`rllib_curling.protocol`. A message class mixes one of the argument sh
 without terminator) and ``parse_args`` (the text after the keyword → message):
 
 - ``NumberArgs``: arguments are the dataclass fields in order (``int`` or ``float``);
+- ``StateArgs``: the four ints of the game state (SETSTATE, RESETSTATE);
 - ``CoordArgs``: 32 floats, ``coords`` (POSITION, RESETPOSITION);
 - ``SeatArg``: ``Player1|Player2`` ↔ ``seat`` 0/1 (CONNECTNAME, legacy NAME);
 - ``WordArg``: one word of ``ALLOWED`` (GAMEOVER, CENTERLINE_CHOICE).
@@ -147,6 +148,19 @@ class NumberArgs:
         return cls(*values)
 
 
+@dataclass(frozen=True)
+class StateArgs(NumberArgs):
+    """``shot end total next_seat`` (SETSTATE, RESETSTATE): ``shot`` 0–15 = next stone, 16
+    once the 16th has stopped; ``end`` from 0; ``total`` ends 4, 8 or -1 (unlimited);
+    ``next_seat`` 0 = Player1 / 1 = Player2 throws next."""
+
+    shot: int
+    end: int
+    total: int
+    next_seat: int
+
+
+@dataclass(frozen=True)
 class CoordArgs:
     """``coords``: 32 floats x0 y0 … x15 y15, row k = stone k of the end in throwing order."""
 
@@ -201,6 +215,7 @@ class CoordArgs:
         return cls(tuple(values))
 
 
+@dataclass(frozen=True)
 class SeatArg:
     """``seat``: 0 = Player1 (throws first in end 1), 1 = Player2; wire ``Player1|Player2``."""
 

@@ -41,6 +41,7 @@ from rllib_curling.protocol.base import (
     NumberArgs,
     SeatArg,
     ServerMessage,
+    StateArgs,
     WordArg,
     check_text,
 )
@@ -72,7 +73,6 @@ class ConnectName(SeatArg, ServerMessage):
     """
 
     KEYWORD: ClassVar[str] = "CONNECTNAME"
-    seat: int
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,6 @@ class Name(SeatArg, ServerMessage):
     """``NAME Player1|Player2``: the legacy (2020) seat message. Not the client's TeamName."""
 
     KEYWORD: ClassVar[str] = "NAME"
-    seat: int
 
 
 @dataclass(frozen=True)
@@ -106,22 +105,13 @@ class Position(CoordArgs, ServerMessage):
     """
 
     KEYWORD: ClassVar[str] = "POSITION"
-    coords: tuple[float, ...]
 
 
 @dataclass(frozen=True)
-class SetState(NumberArgs, ServerMessage):
-    """``SETSTATE shot end total next``.
-
-    ``shot`` 0–15 = next stone, 16 once the 16th has stopped; ``end`` from 0; ``total`` ends 4,
-    8 or -1 (unlimited); ``next_seat`` 0 = Player1 / 1 = Player2 throws next.
-    """
+class SetState(StateArgs, ServerMessage):
+    """``SETSTATE shot end total next`` (the fields: ``StateArgs``)."""
 
     KEYWORD: ClassVar[str] = "SETSTATE"
-    shot: int
-    end: int
-    total: int
-    next_seat: int
 
 
 @dataclass(frozen=True)
@@ -295,18 +285,13 @@ class ResetPosition(CoordArgs, ClientMessage):
     """``RESETPOSITION x0 y0 … x15 y15``: debug only, between GO and BESTSHOT."""
 
     KEYWORD: ClassVar[str] = "RESETPOSITION"
-    coords: tuple[float, ...]
 
 
 @dataclass(frozen=True)
-class ResetState(NumberArgs, ClientMessage):
-    """``RESETSTATE shot end total next``: debug only; fields as in SetState."""
+class ResetState(StateArgs, ClientMessage):
+    """``RESETSTATE shot end total next``: debug only; the fields as in SetState."""
 
     KEYWORD: ClassVar[str] = "RESETSTATE"
-    shot: int
-    end: int
-    total: int
-    next_seat: int
 
 
 @dataclass(frozen=True)
