@@ -358,7 +358,7 @@ class CurlingServer:
         assert a is not None and b is not None
         futures = [room.lobby_ready.pop(a), room.lobby_ready.pop(b)]
         room.lobby = {}
-        players: list[Player | PersonPlayer] = []
+        players: list[Player] = []
         for seat, who in enumerate((a, b)):
             if isinstance(who, Connection):
                 who.on_close = None
@@ -371,9 +371,7 @@ class CurlingServer:
             if not future.done():
                 future.set_result(started)
 
-    def _start_match(
-        self, room: Room, players: list[Player | PersonPlayer], *, pair: bool = False
-    ) -> bool:
+    def _start_match(self, room: Room, players: list[Player], *, pair: bool = False) -> bool:
         """Create and run a match in ``room``; False (its clients are then closed by their
         handlers) when it cannot be created or the server plays ``max_matches`` already."""
         if not self._room_for_a_match():
