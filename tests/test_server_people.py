@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 from web_helpers import get_json, http, records_of, slow_bot_game
 
+from rllib_curling import sheet
+
 pytestmark = pytest.mark.timeout(120)
 pytest_plugins = ("server_fixtures",)  # fixtures: start_server
 
@@ -51,7 +53,10 @@ def test_person__plays_a_whole_game_throws_and_a_sweep_recorded(
 ) -> None:
     web = server.web_url
     options = get_json(web + "api/play")
-    assert options == {"levels": [1, 2, 3, 4, 5, 6, 7, 8], "agents": [], "lobby": True}
+    assert options == {
+        "levels": [1, 2, 3, 4, 5, 6, 7, 8], "agents": [], "lobby": True,
+        "sweep_max": sheet.SWEEP_MAX,  # the page's sweep controls stop there
+    }  # fmt: skip
     status, seat = open_seat(web)
     assert status == 200 and seat["player"] == 0  # the bot sits in seat 2, as for TCP clients
     token, thrown, swept = seat["seat"], [], False

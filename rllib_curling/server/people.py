@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from rllib_curling import protocol as p
+from rllib_curling import sheet
 from rllib_curling.bots.base import Bot
 from rllib_curling.bots.levels import LEVELS, is_level
 from rllib_curling.game import GameState, Transition
@@ -207,9 +208,10 @@ class PeopleDesk:
 
     def options(self) -> dict[str, Any]:
         """What a person may play: the built-in levels (0, the debug robot, excepted), the
-        agents by name, and whether the lobby takes a person (against a TCP client)."""
+        agents by name, whether the lobby takes a person (against a TCP client), and the
+        longest sweep in metres (``sheet.SWEEP_MAX``: the page's sweep controls stop there)."""
         return {"levels": [level for level in LEVELS if level > 0], "agents": sorted(self.agents),
-                "lobby": self._join_lobby is not None}  # fmt: skip
+                "lobby": self._join_lobby is not None, "sweep_max": sheet.SWEEP_MAX}  # fmt: skip
 
     async def open(self, peer: str, body: dict[str, Any]) -> dict[str, Any]:
         """A new seat against ``body["opponent"]`` (a level ``"3"`` or an agent's name), for
