@@ -35,7 +35,6 @@ from rllib_curling import protocol as p
 from rllib_curling.errors import ConnectionLostError, InvalidThrowError, PeerTimeoutError
 
 log = logging.getLogger(__name__)
-EMPTIES_TO_CLOSE = 5
 #: How long ``connect`` waits for the seat (``CONNECTNAME``) by default.
 CONNECT_TIMEOUT_S = 10.0
 _RECV_BYTES = 65536
@@ -230,7 +229,7 @@ class CurlingClient:
             self._send(p.CenterlineChoice(self.centerline_choice))
         elif isinstance(msg, p.Empty):
             self._empties += 1
-            if self._empties >= EMPTIES_TO_CLOSE:
+            if self._empties >= p.EMPTIES_TO_CLOSE:
                 self.close()
                 return "closed"
         elif isinstance(msg, p.Error):

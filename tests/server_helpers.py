@@ -10,6 +10,7 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
+import threading
 import time
 import types
 from collections.abc import Callable
@@ -89,6 +90,21 @@ class RawClient:
 
     def close(self) -> None:
         self.sock.close()
+
+    def wait_for_seat(self) -> int:
+        """Read up to this client's ``CONNECTNAME`` (its seat is taken then: a client that
+        connects after this returns is seated after it); the messages go into the transcript
+        as ``play`` puts them. Returns the seat; EOFError if the server closes first."""
+        while True:
+            raw = self.recv_msg()
+            if raw is None:
+                raise EOFError(f"closed before CONNECTNAME; received {self.t.messages}")
+            self.t.messages.append(raw)
+            parts = raw.split()
+            if parts and parts[0] in ("NAME", "CONNECTNAME"):
+                self.t.seat = int(parts[1][-1]) - 1
+            if parts and parts[0] == "CONNECTNAME" and self.t.seat is not None:
+                return self.t.seat
 
     def play(
         self,
@@ -234,6 +250,48 @@ def install_fake_engine(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(match, "load_physics", fake_physics_module)
     monkeypatch.setattr(players, "make_bot", FakeBot)
+
+
+OnMessage = Callable[[RawClient, str], bool] | None
+
+
+def play_pair(
+    port: int,
+    names: tuple[str, str] = ("alpha", "beta"),
+    *,
+    keys: tuple[str, str] = ("k", "k"),
+    on_message: tuple[OnMessage, OnMessage] = (None, None),
+    **play: Any,
+) -> tuple[Transcript, Transcript]:
+    """Two raw clients play each other (``RawClient.play``, the second in a thread): the first
+    is seated before the second connects, so it is Player1 in game 1. Their transcripts, the
+    first's first; what the second's thread raised is raised here."""
+    first = RawClient(port, keys[0], name=names[0])
+    second: RawClient | None = None
+    try:
+        assert first.wait_for_seat() == 0  # arrival order decides the seats
+        second = RawClient(port, keys[1], name=names[1])
+        out: dict[str, Transcript | BaseException] = {}
+
+        def play_second() -> None:
+            assert second is not None
+            try:
+                out["t"] = second.play(on_message=on_message[1], **play)
+            except BaseException as exc:  # raised in the caller's thread below
+                out["t"] = exc
+
+        thread = threading.Thread(target=play_second)
+        thread.start()
+        t_first = first.play(on_message=on_message[0], **play)
+        thread.join(30)
+    finally:
+        first.close()
+        if second is not None:
+            second.close()
+    assert not thread.is_alive(), "the second client still plays"
+    if isinstance(out["t"], BaseException):
+        raise out["t"]
+    return t_first, out["t"]
 
 
 def wait_until(pred: Callable[[], bool], timeout: float = 10.0) -> bool:

@@ -471,7 +471,7 @@ def test_stream__long_glued_client_bursts_never_raise(parts: list[str], cuts: li
 def test_position__kept_coordinate_texts_are_format_float() -> None:
     """POSITION keeps the text of coordinates it sent lately: every token still equals
     ``format_float`` of its number, -0.0 included, also after the store fills and restarts."""
-    from rllib_curling.protocol import fields
+    from rllib_curling.protocol import numbers
 
     rng = np.random.default_rng(3)
     values = np.concatenate([rng.uniform(-5, 12, 4920), rng.uniform(-1e-6, 1e-6, 200)])
@@ -484,4 +484,4 @@ def test_position__kept_coordinate_texts_are_format_float() -> None:
             msg = Position(tuple(chunk.tolist()))
             tokens = encode(msg).decode().rstrip("\0").split()[1:]
             assert tokens == [format_float(v) for v in chunk.tolist()]
-    assert len(fields._COORD_TEXT) <= fields._COORD_TEXT_MAX
+    assert len(numbers._COORD_TEXT) <= numbers._COORD_TEXT_MAX

@@ -41,7 +41,11 @@ def test_connection__a_client_that_closes_or_resets_is_logged_as_a_disconnect(
     server = start_server()  # type: ignore[operator]
     sock = socket.create_connection(server.address, timeout=10)
     sock.sendall(b"CONNECTKEY:localtest\0")
-    time.sleep(0.3)  # seated (or waiting in the lobby), its read loop running
+    seated = b""
+    while b"CONNECTNAME" not in seated:  # seated in the lobby, its read loop running
+        chunk = sock.recv(1024)
+        assert chunk, f"closed before CONNECTNAME; received {seated!r}"
+        seated += chunk
     if how == "eof":  # a FIN: the server reads EOF
         sock.shutdown(socket.SHUT_WR)
     else:  # SO_LINGER 0 (as closing with unread input does): the server's read gets a reset

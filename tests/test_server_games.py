@@ -12,26 +12,12 @@ import time
 from typing import Any
 
 import pytest
-from server_helpers import RawClient, Transcript, check_game_order
+from server_helpers import RawClient, Transcript, check_game_order, play_pair
 
 from rllib_curling.client import CurlingClient
 
 pytestmark = pytest.mark.timeout(60)
 pytest_plugins = ("server_fixtures",)  # fixtures: fake_engine, start_server
-
-
-def play_pair(port: int, key_a: str = "k", key_b: str = "k", **play: Any) -> list[Transcript]:
-    """Two raw clients play each other; returns [Player1's, Player2's] transcripts."""
-    a = RawClient(port, key_a, name="alpha")
-    time.sleep(0.05)  # arrival order decides the seats
-    b = RawClient(port, key_b, name="beta")
-    out: dict[str, Transcript] = {}
-    thread = threading.Thread(target=lambda: out.setdefault("b", b.play(**play)))
-    thread.start()
-    out["a"] = a.play(**play)
-    thread.join(30)
-    a.close(), b.close()
-    return sorted([out["a"], out["b"]], key=lambda t: t.seat)
 
 
 def test_raw_client__plays_a_4_end_game_against_bot_3(start_server: Any) -> None:

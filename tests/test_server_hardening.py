@@ -7,17 +7,19 @@ descriptors and memory come back to where they were.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import psutil
 import pytest
-from server_helpers import RawClient, process_memory_mb, wait_until
+from server_helpers import RawClient, play_pair, process_memory_mb, wait_until
 
 from rllib_curling.errors import ConfigError
 from rllib_curling.server.config import ServerConfig
@@ -50,6 +52,34 @@ def bot_game(port: int, key: str = "k:2") -> list[str]:
         client.close()
 
 
+@contextlib.contextmanager
+def dripping(
+    socks: list[socket.socket], byte: bytes, also: Callable[[], object] | None = None
+) -> Iterator[None]:
+    """While the block runs, a thread sends ``byte`` on each of ``socks`` every 0.2 s (a key
+    or a request head that never ends: slowloris) and calls ``also`` as often."""
+    stop = threading.Event()
+
+    def drip() -> None:
+        while not stop.is_set():
+            for s in socks:
+                try:
+                    s.send(byte)
+                except OSError:
+                    pass
+            if also is not None:
+                also()
+            stop.wait(0.2)
+
+    thread = threading.Thread(target=drip)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
 def baseline(pid: int, port: int, key: str = "k:2") -> tuple[int, float]:
     """Warm the server up (engine compiled, bot tables built) and return (fds, RSS MB)."""
     assert bot_game(port, key) and bot_game(port, key)
@@ -75,44 +105,27 @@ def test_idle_slow_and_half_open_clients__bot_games_go_on(start_server_process: 
         hostile.append(s)
     slow = [socket.create_connection(("127.0.0.1", port)) for _ in range(3)]
     hostile += slow
-    stop = threading.Event()
-
-    def slowloris() -> None:  # one byte of a never-finished key every 0.2 s
-        while not stop.is_set():
-            for s in slow:
-                try:
-                    s.send(b"C")
-                except OSError:
-                    pass
-            time.sleep(0.2)
-
-    dripper = threading.Thread(target=slowloris)
-    dripper.start()
     try:
-        started = time.monotonic()
-        for level in ("k:1", "k:2", "k:3"):  # bot games at once, whatever the lobby holds
-            assert bot_game(port, level) in (["WIN"], ["LOSE"], ["DRAW"])
-        assert time.monotonic() - started < 30
-        # the lobby frees itself: each silent pair is seated, then dropped after the ready
-        # timeout (the server closes them), however long the bot games above took
-        for s in idle:
-            recv_all(s, timeout=15.0)
-        a, b = RawClient(port, "k", name="a"), None
-        time.sleep(0.1)
-        b = RawClient(port, "k", name="b")
-        out: dict[str, Any] = {}
-        thread = threading.Thread(target=lambda: out.setdefault("b", b.play()))
-        thread.start()
-        ta = a.play()
-        thread.join(30)
-        assert len(ta.results) == 1 and len(out["b"].results) == 1
-        a.close(), b.close()
+        with dripping(slow, b"C"):  # one byte of a never-finished key every 0.2 s
+            _bot_and_lobby_games_beside(port, idle)
     finally:
-        stop.set()
-        dripper.join()
         for s in hostile:
             s.close()
     assert_back_to(proc.pid, fds, rss)
+
+
+def _bot_and_lobby_games_beside(port: int, idle: list[socket.socket]) -> None:
+    """Bot games, then a lobby game, while ``idle`` clients hold lobby seats for a while."""
+    started = time.monotonic()
+    for level in ("k:1", "k:2", "k:3"):  # bot games at once, whatever the lobby holds
+        assert bot_game(port, level) in (["WIN"], ["LOSE"], ["DRAW"])
+    assert time.monotonic() - started < 30
+    # the lobby frees itself: each silent pair is seated, then dropped after the ready
+    # timeout (the server closes them), however long the bot games above took
+    for s in idle:
+        recv_all(s, timeout=15.0)
+    ta, tb = play_pair(port, ("a", "b"))
+    assert len(ta.results) == 1 and len(tb.results) == 1
 
 
 def test_silent_lobby_seat__gets_an_error_and_is_closed(start_server_process: Any) -> None:
@@ -244,21 +257,13 @@ def test_rejected_bestshot__gets_an_error_and_the_turn_goes_on(start_server_proc
 
 def test_team_names__the_first_one_stays(start_server_process: Any, tmp_path: Path) -> None:
     proc, port = start_server_process("--ends", "1", "--log-dir", str(tmp_path))
-    a = RawClient(port, "k", name="alpha")
-    time.sleep(0.1)
-    b = RawClient(port, "k", name="beta")
 
     def rename(c: RawClient, msg: str) -> bool:
         if msg == "GO":  # mid-game: try to take the other team's name
             c.send("NAME alpha", nul=True)
         return False
 
-    out: dict[str, Any] = {}
-    thread = threading.Thread(target=lambda: out.setdefault("b", b.play(on_message=rename)))
-    thread.start()
-    a.play()
-    thread.join(30)
-    a.close(), b.close()
+    play_pair(port, ("alpha", "beta"), on_message=(None, rename))
     proc.terminate(), proc.wait(10)
     (path,) = tmp_path.glob("*.jsonl")
     players = {tuple(r["players"]) for r in read_records(path) if "players" in r}
@@ -269,14 +274,7 @@ def test_two_seats_with_one_name__records_say_which_is_which(
     start_server_process: Any, tmp_path: Path
 ) -> None:
     proc, port = start_server_process("--ends", "1", "--log-dir", str(tmp_path))
-    a = RawClient(port, "k", name="same")
-    time.sleep(0.1)
-    b = RawClient(port, "k", name="same")
-    thread = threading.Thread(target=b.play)
-    thread.start()
-    a.play()
-    thread.join(30)
-    a.close(), b.close()
+    play_pair(port, ("same", "same"))
     proc.terminate(), proc.wait(10)
     (path,) = tmp_path.glob("*.jsonl")
     (game,) = [r for r in read_records(path) if r["type"] == "game"]
@@ -387,37 +385,26 @@ def test_page_seats__idle_slow_and_hostile_http_clients_and_a_persons_game_goes_
     idle = [socket.create_connection(("127.0.0.1", int(web.split(":")[2].strip("/"))))
             for _ in range(5)]  # fmt: skip
     slow = [socket.create_connection(idle[0].getpeername()) for _ in range(3)]
-    stop = threading.Event()
 
-    def hostile() -> None:  # a request head that never ends, bad keys, guessed seat tokens
-        while not stop.is_set():
-            for s in slow:
-                try:
-                    s.send(b"G")
-                except OSError:
-                    pass
-            http(web + "api/play", "POST", b'{"key": "guess", "opponent": "1"}')
-            http(web + "api/seats/guessed/throw", "POST", b'{"v": 3, "h": 0, "w": 0}')
-            time.sleep(0.2)
+    def guesses() -> None:  # bad keys, guessed seat tokens
+        http(web + "api/play", "POST", b'{"key": "guess", "opponent": "1"}')
+        http(web + "api/seats/guessed/throw", "POST", b'{"v": 3, "h": 0, "w": 0}')
 
-    attacker = threading.Thread(target=hostile)
-    attacker.start()
     try:
-        started = time.monotonic()
-        status, _, body = http(web + "api/play", "POST", b'{"key": "k", "opponent": "1"}')
-        assert status == 200, body
-        token = json.loads(body)["seat"]
-        thrown = 0
-        while not (state := get_json(f"{web}api/seats/{token}"))["over"]:
-            if state["waiting"] == "throw":
-                throw = json.dumps({"v": 3.0, "h": 0.05 * thrown, "w": 1.57}).encode()
-                assert http(f"{web}api/seats/{token}/throw", "POST", throw)[0] == 200
-                thrown += 1
-            time.sleep(0.02)
-        assert thrown == 8 and time.monotonic() - started < 30
+        with dripping(slow, b"G", also=guesses):  # and a request head that never ends
+            started = time.monotonic()
+            status, _, body = http(web + "api/play", "POST", b'{"key": "k", "opponent": "1"}')
+            assert status == 200, body
+            token = json.loads(body)["seat"]
+            thrown = 0
+            while not (state := get_json(f"{web}api/seats/{token}"))["over"]:
+                if state["waiting"] == "throw":
+                    throw = json.dumps({"v": 3.0, "h": 0.05 * thrown, "w": 1.57}).encode()
+                    assert http(f"{web}api/seats/{token}/throw", "POST", throw)[0] == 200
+                    thrown += 1
+                time.sleep(0.02)
+            assert thrown == 8 and time.monotonic() - started < 30
     finally:
-        stop.set()
-        attacker.join()
         for s in idle + slow:
             s.close()
     assert_back_to(proc.pid, fds, rss)

@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from server_helpers import RawClient, Transcript
 from web_helpers import get_json, http, records_of, slow_bot_game
+
+from rllib_curling import sheet
 
 pytestmark = pytest.mark.timeout(120)
 pytest_plugins = ("server_fixtures",)  # fixtures: start_server
@@ -51,7 +55,10 @@ def test_person__plays_a_whole_game_throws_and_a_sweep_recorded(
 ) -> None:
     web = server.web_url
     options = get_json(web + "api/play")
-    assert options == {"levels": [1, 2, 3, 4, 5, 6, 7, 8], "agents": [], "lobby": True}
+    assert options == {
+        "levels": [1, 2, 3, 4, 5, 6, 7, 8], "agents": [], "lobby": True,
+        "sweep_max": sheet.SWEEP_MAX,  # the page's sweep controls stop there
+    }  # fmt: skip
     status, seat = open_seat(web)
     assert status == 200 and seat["player"] == 0  # the bot sits in seat 2, as for TCP clients
     token, thrown, swept = seat["seat"], [], False
@@ -130,6 +137,32 @@ def test_person__in_the_lobby_plays_the_next_tcp_client(server: Any, tmp_path: P
     (game,) = [r for r in records_of(tmp_path) if r["type"] == "game"]
     assert game["reason"] == "finished" and game["shots"] == 16
     assert list(box["t"].totals[-1]) == game["totals"]
+
+
+def test_person__in_the_lobby_joins_the_room_where_a_tcp_client_waits(
+    start_server: Any, tmp_path: Path
+) -> None:
+    server = start_server(http_port=0, seed=5, ends=1, keys=(KEY,), log_dir=str(tmp_path),
+                          ports=2)  # fmt: skip
+    client = RawClient(server.addresses[1][1], KEY, name="room1")  # room 1's port, no :N
+    assert client.wait_for_seat() == 0  # waits in room 1's lobby
+    box: dict[str, Transcript] = {}
+    thread = threading.Thread(target=lambda: box.setdefault("t", client.play()))
+    thread.start()
+    try:
+        status, seat = open_seat(server.web_url, opponent="lobby")
+        assert status == 200
+        token = seat["seat"]
+        while not wait_for(server.web_url, token, {"throw"})["over"]:
+            throw = {"v": 3.0, "h": 0.1, "w": -1.57}
+            assert post(f"{server.web_url}api/seats/{token}/throw", throw)[0] == 200
+        thread.join(30)
+    finally:
+        client.close()
+    assert box["t"].results and box["t"].closed_by_empties  # the client played the person
+    (start,) = [r for r in records_of(tmp_path) if r["type"] == "game_start"]
+    assert start["players"] == ["room1", "Ann"] and start["kinds"] == ["remote", "person"]
+    assert "-r1-" in start["game_id"]  # room 1's game
 
 
 def test_person__a_page_without_seats_refuses_them() -> None:

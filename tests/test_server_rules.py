@@ -11,13 +11,11 @@
 
 from __future__ import annotations
 
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from server_helpers import RawClient, Transcript
+from server_helpers import RawClient, Transcript, play_pair
 
 from rllib_curling.server import records
 
@@ -117,16 +115,7 @@ def centre_line_game(port: int, answer: str | None) -> tuple[Transcript, Transcr
             return True
         return False
 
-    a = RawClient(port, "k", name="p1")
-    time.sleep(0.05)
-    b = RawClient(port, "k", name="p2")
-    out: dict[str, Transcript] = {}
-    thread = threading.Thread(target=lambda: out.setdefault("b", b.play(on_message=p2)))
-    thread.start()
-    ta = a.play(on_message=p1)
-    thread.join(20)
-    a.close(), b.close()
-    return ta, out["b"]
+    return play_pair(port, ("p1", "p2"), on_message=(p1, p2))
 
 
 @pytest.mark.parametrize("answer", ["RESET", "KEEP", None])

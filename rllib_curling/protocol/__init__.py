@@ -2,8 +2,9 @@
 
 | module       | what it holds                                                            |
 |--------------|--------------------------------------------------------------------------|
-| ``fields``   | number formatting and parsing, message base classes, ``EMPTIES_TO_CLOSE`` |
-| ``messages`` | one frozen dataclass per message of protocol.md §3                       |
+| ``numbers``  | how numbers are written and read on the wire (``format_float``, …)      |
+| ``base``     | message base classes, argument shapes, ``EMPTIES_TO_CLOSE``               |
+| ``messages`` | one frozen dataclass per message of protocol.md §3, ``split_key``        |
 | ``codec``    | ``encode``, ``decode``, ``decode_all``, ``StreamDecoder`` (framing)        |
 
 Import everything from here: ``from rllib_curling import protocol as p; p.encode(p.Go())``.

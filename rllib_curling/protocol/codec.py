@@ -24,18 +24,14 @@ import re
 from enum import Enum
 
 from rllib_curling.errors import ProtocolError
-from rllib_curling.protocol.fields import (
+from rllib_curling.protocol.base import (
     EMPTIES_TO_CLOSE,
-    FLOAT_DECIMALS,
     N_COORDS,
     ClientMessage,
     Empty,
     Message,
     ServerMessage,
     Unknown,
-    format_float,
-    parse_number,
-    split_key,
 )
 from rllib_curling.protocol.messages import (
     CENTERLINE_CHOICES,
@@ -64,7 +60,9 @@ from rllib_curling.protocol.messages import (
     Sweep,
     TeamName,
     TotalScore,
+    split_key,
 )
+from rllib_curling.protocol.numbers import FLOAT_DECIMALS, format_float, parse_number
 
 __all__ = [
     "CENTERLINE_CHOICES", "CLIENT_MESSAGES", "EMPTIES_TO_CLOSE", "FLOAT_DECIMALS", "GAME_RESULTS",

@@ -35,40 +35,51 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from rllib_curling.protocol.fields import (
+from rllib_curling.protocol.base import (
     ClientMessage,
+    CoordArgs,
+    NumberArgs,
+    SeatArg,
     ServerMessage,
-    _check_text,
-    _Coords,
-    _Numbers,
-    _Seat,
-    _Word,
-    split_key,
+    StateArgs,
+    WordArg,
+    check_text,
 )
 
 GAME_RESULTS = ("WIN", "LOSE", "DRAW")
 CENTERLINE_CHOICES = ("RESET", "KEEP")
 
+
+def split_key(key: str) -> tuple[str, int | None]:
+    """Split a connection key and its level suffix: ``"localtest:3"`` → ``("localtest", 3)``.
+
+    ``:0`` asks for the debug robot and ``:1`` … ``:8`` for built-in AI n (protocol.md §2); the
+    range is the server's business. Without a numeric suffix: ``"abc"`` → ``("abc", None)``.
+    """
+    base, sep, suffix = key.rpartition(":")
+    if sep and suffix.isascii() and suffix.isdigit():
+        return base, int(suffix)
+    return key, None
+
+
 # ----------------------------------------------------------------------------- server → client
 
 
 @dataclass(frozen=True)
-class ConnectName(_Seat, ServerMessage):
+class ConnectName(SeatArg, ServerMessage):
     """``CONNECTNAME Player1|Player2``, the reply to CONNECTKEY: ``seat`` 0 / 1.
 
     Player1 (seat 0) throws first in end 1; Player2 has the hammer.
     """
 
     KEYWORD: ClassVar[str] = "CONNECTNAME"
-    seat: int
 
 
 @dataclass(frozen=True)
-class Name(_Seat, ServerMessage):
+class Name(SeatArg, ServerMessage):
     """``NAME Player1|Player2``: the legacy (2020) seat message. Not the client's TeamName."""
 
     KEYWORD: ClassVar[str] = "NAME"
-    seat: int
 
 
 @dataclass(frozen=True)
@@ -86,7 +97,7 @@ class NewGame(ServerMessage):
 
 
 @dataclass(frozen=True)
-class Position(_Coords, ServerMessage):
+class Position(CoordArgs, ServerMessage):
     """``POSITION x0 y0 … x15 y15``: metres, stones in this end's throwing order.
 
     Even k = the team throwing first this end; ``0 0`` = not thrown yet or out of play.
@@ -94,22 +105,13 @@ class Position(_Coords, ServerMessage):
     """
 
     KEYWORD: ClassVar[str] = "POSITION"
-    coords: tuple[float, ...]
 
 
 @dataclass(frozen=True)
-class SetState(_Numbers, ServerMessage):
-    """``SETSTATE shot end total next``.
-
-    ``shot`` 0–15 = next stone, 16 once the 16th has stopped; ``end`` from 0; ``total`` ends 4,
-    8 or -1 (unlimited); ``next_seat`` 0 = Player1 / 1 = Player2 throws next.
-    """
+class SetState(StateArgs, ServerMessage):
+    """``SETSTATE shot end total next`` (the fields: ``StateArgs``)."""
 
     KEYWORD: ClassVar[str] = "SETSTATE"
-    shot: int
-    end: int
-    total: int
-    next_seat: int
 
 
 @dataclass(frozen=True)
@@ -120,7 +122,7 @@ class Go(ServerMessage):
 
 
 @dataclass(frozen=True)
-class MotionInfo(_Numbers, ServerMessage):
+class MotionInfo(NumberArgs, ServerMessage):
     """``MOTIONINFO x y vx vy w``: the thrown stone at the mid-sheet line (m, m/s, rad/s)."""
 
     KEYWORD: ClassVar[str] = "MOTIONINFO"
@@ -132,7 +134,7 @@ class MotionInfo(_Numbers, ServerMessage):
 
 
 @dataclass(frozen=True)
-class Score(_Numbers, ServerMessage):
+class Score(NumberArgs, ServerMessage):
     """``SCORE s``: points of the end just played, receiver's view (> 0 = I scored)."""
 
     KEYWORD: ClassVar[str] = "SCORE"
@@ -140,7 +142,7 @@ class Score(_Numbers, ServerMessage):
 
 
 @dataclass(frozen=True)
-class TotalScore(_Numbers, ServerMessage):
+class TotalScore(NumberArgs, ServerMessage):
     """``TOTALSCORE a b``: match totals of Player1 and Player2 (not receiver-relative)."""
 
     KEYWORD: ClassVar[str] = "TOTALSCORE"
@@ -149,7 +151,7 @@ class TotalScore(_Numbers, ServerMessage):
 
 
 @dataclass(frozen=True)
-class GameOver(_Word, ServerMessage):
+class GameOver(WordArg, ServerMessage):
     """``GAMEOVER WIN|LOSE|DRAW``, receiver's view."""
 
     KEYWORD: ClassVar[str] = "GAMEOVER"
@@ -176,7 +178,7 @@ class Error(ServerMessage):
     text: str = ""
 
     def __post_init__(self) -> None:
-        _check_text(self, self.text)
+        check_text(self, self.text)
 
     def to_text(self) -> str:
         return f"{self.KEYWORD} {self.text}" if self.text else self.KEYWORD
@@ -200,7 +202,7 @@ class ConnectKey(ClientMessage):
     key: str
 
     def __post_init__(self) -> None:
-        _check_text(self, self.key)
+        check_text(self, self.key)
 
     @property
     def base_key(self) -> str:
@@ -238,7 +240,7 @@ class TeamName(ClientMessage):
     name: str
 
     def __post_init__(self) -> None:
-        _check_text(self, self.name)
+        check_text(self, self.name)
 
     def to_text(self) -> str:
         return f"{self.KEYWORD} {self.name}" if self.name else self.KEYWORD
@@ -249,7 +251,7 @@ class TeamName(ClientMessage):
 
 
 @dataclass(frozen=True)
-class BestShot(_Numbers, ClientMessage):
+class BestShot(NumberArgs, ClientMessage):
     """``BESTSHOT v h w``: speed m/s, lateral offset m, spin rad/s (positive curls toward +x).
 
     Any finite values are accepted here; the engine clamps them to the platform's ranges.
@@ -262,7 +264,7 @@ class BestShot(_Numbers, ClientMessage):
 
 
 @dataclass(frozen=True)
-class Sweep(_Numbers, ClientMessage):
+class Sweep(NumberArgs, ClientMessage):
     """``SWEEP d``: sweep until d metres past the mid-sheet line (0 = no sweeping)."""
 
     KEYWORD: ClassVar[str] = "SWEEP"
@@ -270,7 +272,7 @@ class Sweep(_Numbers, ClientMessage):
 
 
 @dataclass(frozen=True)
-class CenterlineChoice(_Word, ClientMessage):
+class CenterlineChoice(WordArg, ClientMessage):
     """``CENTERLINE_CHOICE RESET|KEEP``: the answer to CENTERLINE_VIOLATION."""
 
     KEYWORD: ClassVar[str] = "CENTERLINE_CHOICE"
@@ -279,26 +281,21 @@ class CenterlineChoice(_Word, ClientMessage):
 
 
 @dataclass(frozen=True)
-class ResetPosition(_Coords, ClientMessage):
+class ResetPosition(CoordArgs, ClientMessage):
     """``RESETPOSITION x0 y0 … x15 y15``: debug only, between GO and BESTSHOT."""
 
     KEYWORD: ClassVar[str] = "RESETPOSITION"
-    coords: tuple[float, ...]
 
 
 @dataclass(frozen=True)
-class ResetState(_Numbers, ClientMessage):
-    """``RESETSTATE shot end total next``: debug only; fields as in SetState."""
+class ResetState(StateArgs, ClientMessage):
+    """``RESETSTATE shot end total next``: debug only; the fields as in SetState."""
 
     KEYWORD: ClassVar[str] = "RESETSTATE"
-    shot: int
-    end: int
-    total: int
-    next_seat: int
 
 
 @dataclass(frozen=True)
-class ExpMode(_Numbers, ClientMessage):
+class ExpMode(NumberArgs, ClientMessage):
     """``EXPMODE n``: sent by some course clients; the server accepts and ignores it."""
 
     KEYWORD: ClassVar[str] = "EXPMODE"

@@ -3,20 +3,21 @@
 An asyncio shell around the sans-I/O protocol (``rllib_curling.protocol``) and the pure engine
 (``rllib_curling.game``), with the built-in bots (``rllib_curling.bots``) as opponents:
 
-| module         | what it holds                                                          |
-|----------------|------------------------------------------------------------------------|
-| ``config``     | ``ServerConfig`` (typed options), the platform's ``conf/config.ini``    |
-| ``runner``     | ``run_server``, ``serve``, ``start_server_thread``: the entry points   |
-| ``seats``      | ``CurlingServer``: the listeners (rooms), keys, seats, the lobby       |
-| ``match``      | ``Match``: the game loop of one pair of seats                          |
-| ``players``    | a remote client or a built-in bot behind one interface                 |
-| ``throttle``   | ``KeyThrottle``: per-address throttling of connection-key checks       |
-| ``connection`` | one client connection: framing, a bounded mailbox, batched writes      |
-| ``records``    | the JSONL game records                                                 |
-| ``console``    | the human lines: who waits in a lobby and why, one line per game       |
-| ``process``    | ``ServerProcess``: a ``curling server`` child process (the env's        |
-|                | private servers); the only module other layers may import besides this |
-| ``web``        | the page that shows the games (``--http-port``; ``curling replay``)    |
+| module             | what it holds                                                           |
+|--------------------|-------------------------------------------------------------------------|
+| ``config``         | ``ServerConfig`` (typed options) and its defaults, ``conf/config.ini``  |
+| ``runner``         | ``run_server``, ``serve``, ``start_server_thread``: the entry points    |
+| ``curling_server`` | ``CurlingServer``: the listeners (rooms), keys, seats, the lobby        |
+| ``match``          | ``Match``: the game loop of one pair of seats                           |
+| ``players``        | ``Player``, the one interface of a seat; a remote client, a built-in bot|
+| ``people``         | a person's seat on the page (``PersonPlayer``), the desk seating people |
+| ``throttle``       | ``KeyThrottle``: per-address throttling of connection-key checks        |
+| ``connection``     | one client connection: framing, a bounded mailbox, batched writes       |
+| ``records``        | the JSONL game records                                                  |
+| ``console``        | the human lines: who waits in a lobby and why, one line per game        |
+| ``process``        | ``ServerProcess``: a ``curling server`` child process (the env's private|
+|                    | servers); with ``config``, all that other layers may import besides this|
+| ``web``            | the page that shows the games (``--http-port``; ``curling replay``)     |
 
 **Seats** (protocol.md §2). A client sends ``CONNECTKEY:<key>``; it is seated as Player1 or
 Player2 (order of arrival) and gets ``NAME PlayerN `` then ``CONNECTNAME PlayerN `` (legacy first).
@@ -44,9 +45,9 @@ consecutive messages to one client, and ``legacy_gap`` (50 ms) for clients that 
 CONNECTKEY: the 2020-era clients, which read one message per ``recv``.
 
 **Sweeping** without real-time physics: after MOTIONINFO the server waits for the thrower's
-``SWEEP d`` up to ``sweep_window`` seconds (default 1 s), and goes on as soon as it arrives; a
-SWEEP that arrives later is not applied. It waits on a connection's first MOTIONINFO, and after
-that only for connections that have sent a SWEEP (the sweep rule,
+``SWEEP d`` up to ``sweep_window`` seconds (default ``config.SWEEP_WINDOW_S``), and goes on
+as soon as it arrives; a SWEEP that arrives later is not applied. It waits on a connection's
+first MOTIONINFO, and after that only for connections that have sent a SWEEP (the sweep rule,
 ``players.RemotePlayer.sweep_window``): a client that never sweeps waits once per session, not
 once per stone. A client that does not sweep can answer ``SWEEP 0`` and lose no time; bots
 never wait (their throw carries the sweep).

@@ -27,6 +27,10 @@ DEFAULT_TCP_PORT = 7788
 DEFAULT_HTTP_PORT = 9007
 #: Matches played at once by default (at least one per port: every room can play its game).
 DEFAULT_MAX_MATCHES = 16
+#: Seconds from GO to BESTSHOT; then the stone is lost (``ServerConfig.turn_timeout``'s default).
+TURN_TIMEOUT_S = 120.0
+#: Seconds to wait for SWEEP after MOTIONINFO (``ServerConfig.sweep_window``'s default).
+SWEEP_WINDOW_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -80,13 +84,13 @@ class ServerConfig:
     games: int = 1
     seed: int | None = None
     log_dir: str | None = None
-    turn_timeout: float = 120.0
+    turn_timeout: float = TURN_TIMEOUT_S
     compat_gap: float = 0.0
     legacy_gap: float = 0.05
     keys: tuple[str, ...] = ()
     opponent: int | None = None
     bot_seat: int = 1
-    sweep_window: float = 1.0
+    sweep_window: float = SWEEP_WINDOW_S
     blank_end: str = "swap"
     ready_timeout: float = 15.0
     legacy_wait: float = 1.0

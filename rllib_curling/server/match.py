@@ -1,7 +1,7 @@
 """The game loop of one match (a pair of seats playing ``games`` games on the same connections).
 
 Message order (protocol.md "One game"): the seats arrive ready (``ISREADY``/``READYOK`` when
-they were seated, see ``seats``), then for each game ``NEWGAME``; before each stone
+they were seated, see ``curling_server``), then for each game ``NEWGAME``; before each stone
 ``POSITION``, ``SETSTATE`` to both and ``GO`` to the thrower; ``MOTIONINFO`` to a remote
 thrower when its stone crosses mid-sheet; after stone 15 ``POSITION``,
 ``SCORE`` (each seat its own view), ``SETSTATE 16 …``; after the last end ``TOTALSCORE`` and
@@ -41,8 +41,7 @@ from rllib_curling import sheet
 from rllib_curling.game import Game, GameConfig, GameState, Transition
 from rllib_curling.server.config import ServerConfig
 from rllib_curling.server.connection import SeatLost
-from rllib_curling.server.people import PersonPlayer
-from rllib_curling.server.players import BotPlayer, Player, RemotePlayer
+from rllib_curling.server.players import Player
 from rllib_curling.server.records import GameRecorder, position_list
 
 log = logging.getLogger("rllib_curling.server")
@@ -67,7 +66,7 @@ class Match:
 
     def __init__(
         self,
-        players: list[Player | PersonPlayer],
+        players: list[Player],
         *,
         config: ServerConfig,
         recorder: GameRecorder,
@@ -85,30 +84,22 @@ class Match:
         self.games_played = 0
         self._physics = load_physics()
         for player in players:
-            if isinstance(player, RemotePlayer):
-                player.conn.on_close = self._closed_callback(player)
-                player.conn.lost_check = lambda: self.lost
-            elif isinstance(player, PersonPlayer):
-                player.on_leave = self._closed_callback(player)
+            player.watch(self._closed_callback(player), lambda: self.lost)
 
-    def _closed_callback(self, gone: RemotePlayer | PersonPlayer) -> Callable[[], None]:
+    def _closed_callback(self, gone: Player) -> Callable[[], None]:
         def closed() -> None:
             if self.lost is None:
                 self.lost = gone.seat  # its seat in the game being played
                 log.info("match %d: Player%d disconnected", self.match_index, gone.seat + 1)
-            for player in self.remotes:
-                player.conn.wake()
+            for player in self.players:
+                player.wake()
 
         return closed
-
-    @property
-    def remotes(self) -> list[RemotePlayer]:
-        return [pl for pl in self.players if isinstance(pl, RemotePlayer)]
 
     # -- the match -----------------------------------------------------------------------------
 
     async def run(self) -> None:
-        """Ready both seats, play the games, close the remote seats (also when cancelled)."""
+        """Ready both seats, play the games, close the seats (also when cancelled)."""
         try:
             if not await self._ready():
                 return
@@ -130,8 +121,8 @@ class Match:
             return False
 
     async def _close_all(self) -> None:
-        for player in self.remotes:
-            player.conn.on_close = None
+        for player in self.players:
+            player.watch(None, None)
         await asyncio.gather(*(pl.close(empties=True) for pl in self.players))
         self.recorder.flush()
 
@@ -221,8 +212,8 @@ class Match:
             player.send(p.GameOver(state.result_for(player.seat)))
 
     def _abandon(self, lost_seat: int | None) -> None:
-        for player in self.remotes:
-            if player.seat != lost_seat and not player.conn.closed:
+        for player in self.players:
+            if player.seat != lost_seat and not player.closed:
                 player.send(p.GameOver("WIN"))
 
     # -- one throw -----------------------------------------------------------------------------
@@ -236,19 +227,13 @@ class Match:
     ) -> tuple[Transition, GameState, dict[str, Any]]:
         """Get the thrower's throw, simulate it, apply the rules and any centre-line choice."""
         thrower = self.players[state.next_seat]
-        resets: list[dict[str, Any]] = []
-        explanation = None
-        if isinstance(thrower, BotPlayer):
-            sent: tuple[float, ...] | None = await thrower.choose(state, bot_rng)
-            explanation = thrower.explanation()
-        else:
-            timeout = None if thrower.debug else self.config.turn_timeout
-            state, sent = await thrower.choose(state, timeout, resets)
-            limit = self.config.forfeit_after
-            if sent is None and limit and thrower.missed_turns >= limit:
-                raise Forfeit(thrower.seat, thrower.missed_turns)
+        choice = await thrower.choose(state, timeout=self.config.turn_timeout, rng=bot_rng)
+        state, sent = choice.state, choice.throw
+        limit = self.config.forfeit_after
+        if sent is None and limit and thrower.missed_turns >= limit:
+            raise Forfeit(thrower.seat, thrower.missed_turns)
         if self.recorder.enabled:
-            for reset in resets:
+            for reset in choice.resets:
                 self._record_reset(reset, state, game_id)
         seed = int(rng.integers(_SEED_BOUND))
         throw = self._clamp(sent)
@@ -257,16 +242,16 @@ class Match:
         else:
             throw, result = await self._simulate(state, thrower, throw, seed)
             transition = Game.settle(state, result.position, mid=result.mid)
-        choice = None
+        centerline = None
         if transition.centre_line_violation and transition.fouled_seat is not None:
             fouled = self.players[transition.fouled_seat]
-            choice = await fouled.centerline_choice(transition, self.config.centerline_timeout)
-        after = transition.resolve(choice or "KEEP")
+            centerline = await fouled.centerline_choice(transition, self.config.centerline_timeout)
+        after = transition.resolve(centerline or "KEEP")
         if not self.recorder.enabled:
             return transition, after, {}
-        record = self._shot_record(state, sent, throw, seed, transition, choice, after)
-        if explanation is not None:
-            record["explain"] = explanation
+        record = self._shot_record(state, sent, throw, seed, transition, centerline, after)
+        if choice.explanation is not None:
+            record["explain"] = choice.explanation
         return transition, after, {"type": "shot", "game_id": game_id, **record}
 
     def _clamp(self, sent: tuple[float, ...] | None) -> np.ndarray | None:
@@ -283,7 +268,8 @@ class Match:
     async def _simulate(
         self, state: GameState, thrower: Player, throw: np.ndarray, seed: int
     ) -> tuple[np.ndarray, Any]:
-        """Run physics; a remote thrower gets MOTIONINFO and may add a SWEEP distance.
+        """Run physics; the thrower may add a SWEEP distance (``Player.sweep``: a client gets
+        MOTIONINFO, a person's page the running stone, a bot sweeps in its throw).
 
         The unswept shot is simulated to the end at once: its path up to mid-sheet is the one
         MOTIONINFO reports, and when no SWEEP (or ``SWEEP 0``) comes it is the result; only a
@@ -295,7 +281,7 @@ class Match:
         sim = self._physics.simulate
         pos, slot = state.position, state.shot
         result = sim(pos, slot, throw, seed=seed)
-        if isinstance(thrower, BotPlayer) or result.mid is None:
+        if result.mid is None:
             return throw, result
         distance = await thrower.sweep(result.mid, self.config.sweep_window)
         if distance == 0.0:

@@ -7,8 +7,8 @@ connection key (one of ``--keys``; without ``--keys``, the play key the server p
 page's address, ``?key=…``), checked through the same per-address throttle as TCP keys. The
 answer holds the seat's **token**, a secret only that page holds; every later call names it.
 
-``PersonPlayer`` is the seat in the match (``server.match`` plays it as it plays a remote
-client): at its turn it waits for the page's throw (``turn_timeout``; lost turns count and
+``PersonPlayer`` is the seat in the match (a ``players.Player``, played as any other seat):
+at its turn it waits for the page's throw (``turn_timeout``; lost turns count and
 forfeit as a client's do); when its stone crosses mid-sheet it waits up to
 ``PERSON_SWEEP_WINDOW_S`` for the page's SWEEP (a distance, 0 = none: the page offers a button
 held or a number; none on a server started with ``--sweep-window-ms 0``); after a centre-line
@@ -33,12 +33,13 @@ from typing import Any
 import numpy as np
 
 from rllib_curling import protocol as p
+from rllib_curling import sheet
 from rllib_curling.bots.base import Bot
 from rllib_curling.bots.levels import LEVELS, is_level
 from rllib_curling.game import GameState, Transition
 from rllib_curling.server.config import ServerConfig
 from rllib_curling.server.connection import SeatLost
-from rllib_curling.server.players import BotPlayer
+from rllib_curling.server.players import BotPlayer, Choice, LeaveHook, LostCheck, Player
 from rllib_curling.server.throttle import KeyThrottle
 from rllib_curling.server.web.desk import SeatRefused
 
@@ -57,14 +58,11 @@ MAX_NAME = 32
 AgentFactory = Callable[[], Bot]
 
 
-class PersonPlayer:
+class PersonPlayer(Player):
     """A person's seat, played through the page (module docstring)."""
 
-    is_bot = False
-    debug = False
-
     def __init__(self, name: str, seat: int, token: str) -> None:
-        self.name, self.seat, self.token = name, seat, token
+        self._name, self.seat, self.token = name, seat, token
         self.missed_turns = 0
         self.game_id: str | None = None
         self.match_over = False
@@ -79,6 +77,10 @@ class PersonPlayer:
         self.on_leave: Callable[[], None] | None = None
 
     @property
+    def name(self) -> str:
+        return self._name
+
+    @property
     def kind(self) -> str:
         return "person"
 
@@ -87,36 +89,26 @@ class PersonPlayer:
         """Gone from the seat (resigned, or its match over): what the lobby asks of a seat."""
         return self.resigned or self.match_over
 
-    # -- what the match calls (as for a remote client) ----------------------------------------
+    # -- what the match calls (``Player``; the page reads the game's events, not messages) ------
 
-    def send(self, msg: p.Message) -> None:
-        """The page reads the game's events; protocol messages to a person are dropped."""
-
-    def send_bytes(self, data: bytes) -> None:
-        """See ``send``."""
-
-    def take_seat(self, seat: int) -> None:
-        self.seat = seat
+    def watch(self, left: LeaveHook | None, lost: LostCheck | None) -> None:
+        self.on_leave = left
 
     def start_game(self, game_id: str) -> None:
         self.game_id = game_id
 
-    async def ready(self) -> bool:
-        return True
-
-    async def choose(
-        self, state: GameState, timeout: float | None, resets: list[dict[str, Any]]
-    ) -> tuple[GameState, tuple[float, ...] | None]:
-        """Wait for the page's throw: ``(state, (v, h, w))``, or ``(state, None)`` on timeout."""
+    async def choose(self, state: GameState, *, timeout: float, rng: np.random.Generator) -> Choice:
+        """Wait up to ``timeout`` seconds for the page's throw ``(v, h, w)``; else the turn is
+        lost (``throw`` None)."""
         throw = await self._wait("throw", timeout)
         if self.resigned:
             raise SeatLost(self.seat)
         if throw is None:
             self.missed_turns += 1
             log.warning("person %r: no throw within %.0f s; the stone is lost", self.name, timeout)
-            return state, None
+            return Choice(state, None)
         self.missed_turns = 0
-        return state, throw
+        return Choice(state, throw)
 
     async def sweep(self, mid: np.ndarray, window: float) -> float:
         """Wait up to ``PERSON_SWEEP_WINDOW_S`` for the page's SWEEP distance (0 = none); a
@@ -216,9 +208,10 @@ class PeopleDesk:
 
     def options(self) -> dict[str, Any]:
         """What a person may play: the built-in levels (0, the debug robot, excepted), the
-        agents by name, and whether the lobby takes a person (against a TCP client)."""
+        agents by name, whether the lobby takes a person (against a TCP client), and the
+        longest sweep in metres (``sheet.SWEEP_MAX``: the page's sweep controls stop there)."""
         return {"levels": [level for level in LEVELS if level > 0], "agents": sorted(self.agents),
-                "lobby": self._join_lobby is not None}  # fmt: skip
+                "lobby": self._join_lobby is not None, "sweep_max": sheet.SWEEP_MAX}  # fmt: skip
 
     async def open(self, peer: str, body: dict[str, Any]) -> dict[str, Any]:
         """A new seat against ``body["opponent"]`` (a level ``"3"`` or an agent's name), for

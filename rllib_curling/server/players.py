@@ -1,23 +1,31 @@
-"""The kinds of seat a match plays with: a remote client (``RemotePlayer``), a built-in bot or
-an agent answering in-process (``BotPlayer``), and a person on the page (``server.people``'s
-``PersonPlayer``, which answers as a remote client does). The match (``server.match``) talks
-to them alike.
+"""``Player``, the one interface of a match's seat, and two kinds of seat: a remote client
+(``RemotePlayer``) and a built-in bot or an agent answering in-process (``BotPlayer``); the
+third, a person on the page, is ``server.people``'s ``PersonPlayer``. The match
+(``server.match``) plays them alike, through ``Player`` only:
 
 - ``ready()``: bot: build its tables (remote clients are readied when seated: ``ready_client``).
-- ``choose(state, …)``: remote: GO, then BESTSHOT (debug mode: RESET* meanwhile);
-  bot: ``bot.choose`` (the search bots, levels 5-8, in a worker thread).
-- ``sweep(mid, window)``: remote only: MOTIONINFO, then SWEEP within the window, which is
-  offered by the sweep rule (``RemotePlayer.sweep_window``; no window: MOTIONINFO alone).
+- ``choose(state, timeout=, rng=) -> Choice``: remote: GO, then BESTSHOT within ``timeout``
+  (debug mode: no limit, RESET* meanwhile); person: the page's throw within ``timeout``;
+  bot: ``bot.choose`` with ``rng`` (the search bots, levels 5-8, in a worker thread).
+- ``sweep(mid, window)``: remote: MOTIONINFO, then SWEEP within the window, which is offered
+  by the sweep rule (``RemotePlayer.sweep_window``; no window: MOTIONINFO alone); person: the
+  page's SWEEP; bot: none (its throw carries the sweep).
 - ``start_game(game_id)``: the game about to start (a person's page watches it).
 - ``centerline_choice(t)``: remote: CENTERLINE_VIOLATION, then the choice (KEEP on timeout);
-  bot: ``bot.centerline_choice``.
+  person: the page's choice; bot: ``bot.centerline_choice``.
+- ``send(msg)`` / ``send_bytes(data)``: protocol messages, which only a client reads.
+- ``watch(left, lost)``, ``wake()``, ``closed``: how the match learns that a seat left, and
+  makes a seat waiting for its client notice that the other one did.
 """
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import dataclasses
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -37,12 +45,99 @@ NAME_GRACE_S = 1.0
 #: Bots up to this level choose inline (well under 1 ms); higher levels search in a thread.
 INLINE_MAX_LEVEL = 4
 _GO = p.encode(p.Go())
+#: ``left()``: called when a seat leaves its match (``Player.watch``).
+LeaveHook = Callable[[], None]
+#: ``lost()``: the seat that left the game being played, or None (``Player.watch``).
+LostCheck = Callable[[], int | None]
 
 
-class RemotePlayer:
+@dataclass(frozen=True)
+class Choice:
+    """A seat's answer at its turn (``Player.choose``).
+
+    | field       | meaning                                                                  |
+    |-------------|--------------------------------------------------------------------------|
+    | state       | the state the throw is played from: the one given, or after debug resets |
+    | throw       | ``(v, h, w)`` from a client or a person, ``(v, h, w, sweep)`` from a bot; |
+    |             | None: the turn was lost (no answer in time)                              |
+    | resets      | debug mode: the RESETPOSITION / RESETSTATE taken meanwhile, as records   |
+    | explanation | what a bot says of its throw (``explain`` in the shot's record), or None |
+    """
+
+    state: GameState
+    throw: tuple[float, ...] | None
+    resets: tuple[dict[str, Any], ...] = ()
+    explanation: dict[str, Any] | None = None
+
+
+class Player(abc.ABC):
+    """One seat of a match, as the match plays it (module docstring). The defaults are those
+    of a seat that reads no protocol messages and never leaves on its own."""
+
+    seat: int
+    #: Turns lost in a row (no throw in time); the match forfeits the game at a limit.
+    missed_turns: int = 0
+
+    @property
+    @abc.abstractmethod
+    def name(self) -> str:
+        """The team's name (records, console)."""
+
+    @property
+    @abc.abstractmethod
+    def kind(self) -> str:
+        """``remote``, ``remote-debug``, ``bot:N``, ``agent:NAME`` or ``person`` (records)."""
+
+    @property
+    def closed(self) -> bool:
+        """Gone from the seat: the match tells it nothing more."""
+        return False
+
+    def watch(self, left: LeaveHook | None, lost: LostCheck | None) -> None:  # noqa: B027 (a no-op default)
+        """The match's hooks (None: removed): ``left()`` when this seat leaves; ``lost()``, the
+        seat that left the game, or None (a seat waiting for its client checks it)."""
+
+    def wake(self) -> None:  # noqa: B027 (a no-op default)
+        """Make a wait for this seat's answer check ``lost()`` again."""
+
+    async def ready(self) -> bool:
+        """Get ready for the first game; False: the seat is not (the match does not start)."""
+        return True
+
+    def take_seat(self, seat: int) -> None:
+        """Play the next game as ``seat``."""
+        self.seat = seat
+
+    def start_game(self, game_id: str) -> None:  # noqa: B027 (a no-op default)
+        """The game ``game_id`` is about to start."""
+
+    def send(self, msg: p.Message) -> None:  # noqa: B027 (a no-op default)
+        """A protocol message for this seat (dropped but for a client)."""
+
+    def send_bytes(self, data: bytes) -> None:  # noqa: B027 (a no-op default)
+        """An encoded protocol message (one encoding for both seats; see ``send``)."""
+
+    @abc.abstractmethod
+    async def choose(self, state: GameState, *, timeout: float, rng: np.random.Generator) -> Choice:
+        """This seat's throw from ``state``: waited for up to ``timeout`` seconds (the turn
+        timeout), or drawn with ``rng`` (bots)."""
+
+    async def sweep(self, mid: np.ndarray, window: float) -> float:
+        """The SWEEP distance for this seat's stone, running at mid-sheet (``mid``: x, y, vx,
+        vy, w as MOTIONINFO has them); ``window``: the server's sweep window (0: none).
+        0.0 = no sweeping (the default: a bot's throw carries its sweep)."""
+        return 0.0
+
+    @abc.abstractmethod
+    async def centerline_choice(self, transition: Transition, timeout: float) -> str:
+        """After a centre-line violation against this seat: RESET or KEEP."""
+
+    async def close(self, *, empties: bool = True) -> None:  # noqa: B027 (a no-op default)
+        """The match is over for this seat (a client gets the empty messages)."""
+
+
+class RemotePlayer(Player):
     """A client on a TCP connection. ``debug``: no turn limit, RESETPOSITION/RESETSTATE taken."""
-
-    is_bot = False
 
     def __init__(self, conn: Connection, seat: int, *, debug: bool = False) -> None:
         self.conn, self.seat, self.debug = conn, seat, debug
@@ -61,6 +156,16 @@ class RemotePlayer:
     def kind(self) -> str:
         return "remote-debug" if self.debug else "remote"
 
+    @property
+    def closed(self) -> bool:
+        return self.conn.closed
+
+    def watch(self, left: LeaveHook | None, lost: LostCheck | None) -> None:
+        self.conn.on_close, self.conn.lost_check = left, lost
+
+    def wake(self) -> None:
+        self.conn.wake()
+
     def send(self, msg: p.Message) -> None:
         self.conn.send(msg)
 
@@ -70,24 +175,18 @@ class RemotePlayer:
         self.conn.send(p.Name(seat))
         self.conn.send(p.ConnectName(seat))
 
-    def start_game(self, game_id: str) -> None:
-        """The client learns of a new game from NEWGAME."""
-
     def send_bytes(self, data: bytes) -> None:
         self.conn.send_bytes(data)
 
-    async def ready(self) -> bool:
-        """Already readied when seated (``ready_client``)."""
-        return True
+    async def choose(self, state: GameState, *, timeout: float, rng: np.random.Generator) -> Choice:
+        """Send GO and wait for BESTSHOT, up to ``timeout`` seconds (debug mode: no limit);
+        no BESTSHOT in time loses the turn (``throw`` None).
 
-    async def choose(
-        self, state: GameState, timeout: float | None, resets: list[dict[str, Any]]
-    ) -> tuple[GameState, tuple[float, ...] | None]:
-        """Send GO and wait for BESTSHOT: ``(state, (v, h, w))``, or ``(state, None)`` on timeout.
-
-        In debug mode RESETPOSITION / RESETSTATE change ``state`` meanwhile (each appended to
+        In debug mode RESETPOSITION / RESETSTATE change ``state`` meanwhile (each kept in
         ``resets`` as a record). A late SWEEP for the previous stone is noted (``sweep``).
         """
+        wait = None if self.debug else timeout
+        resets: list[dict[str, Any]] = []
         types: tuple[type[p.Message], ...] = (p.BestShot,)
         if self.debug:
             types += (p.ResetPosition, p.ResetState)
@@ -98,7 +197,7 @@ class RemotePlayer:
         self.conn.accept(*types)
         self.conn.send_bytes(_GO)
         loop = asyncio.get_running_loop()
-        deadline = None if timeout is None else loop.time() + timeout
+        deadline = None if wait is None else loop.time() + wait
         try:
             while True:
                 remaining = None if deadline is None else max(0.0, deadline - loop.time())
@@ -109,10 +208,11 @@ class RemotePlayer:
                         "%r: no BESTSHOT within %.1f s; the stone is lost (%d in a row)",
                         self.conn, timeout, self.missed_turns,
                     )  # fmt: skip
-                    return state, None
+                    return Choice(state, None, tuple(resets))
                 if isinstance(msg, p.BestShot):
                     self.missed_turns = 0
-                    return _clear_unthrown(state) if resets else state, (msg.v, msg.h, msg.w)
+                    state = _clear_unthrown(state) if resets else state
+                    return Choice(state, (msg.v, msg.h, msg.w), tuple(resets))
                 if isinstance(msg, p.Sweep):
                     self._note_late_sweep(msg)
                     continue
@@ -239,25 +339,26 @@ def _warm_up_bots() -> None:
         log.debug("bot warm-up failed: %r", exc)
 
 
-class BotPlayer:
+class BotPlayer(Player):
     """A built-in opponent (``rllib_curling.bots.make_bot(level)``) answering in-process, or
     any ``Bot`` (``of``: an agent the server was given). A bot that explains its throws (an
     ``explanation()`` method, e.g. ``rl.search.AgentBot``) has it written into the shot's
     record (``explain``)."""
 
-    is_bot = True
-    debug = False
-
     def __init__(self, level: int, seat: int, *, bot: Any = None, kind: str | None = None) -> None:
         self.level, self.seat = level, seat
         self.bot = make_bot(level) if bot is None else bot
-        self.name = str(getattr(self.bot, "name", None) or f"bot-{level}")
+        self._name = str(getattr(self.bot, "name", None) or f"bot-{level}")
         self._kind = kind or f"bot:{level}"
 
     @classmethod
     def of(cls, bot: Any, seat: int, *, kind: str) -> BotPlayer:
         """An in-process player for ``bot`` (it chooses in a worker thread)."""
         return cls(INLINE_MAX_LEVEL + 1, seat, bot=bot, kind=kind)
+
+    @property
+    def name(self) -> str:
+        return self._name
 
     @property
     def kind(self) -> str:
@@ -268,42 +369,24 @@ class BotPlayer:
         explain = getattr(self.bot, "explanation", None)
         return explain() if callable(explain) else None
 
-    def start_game(self, game_id: str) -> None:
-        """Bots read the game state directly."""
-
-    def send(self, msg: p.Message) -> None:
-        """Bots read the game state directly; messages to them are dropped."""
-
-    def take_seat(self, seat: int) -> None:
-        """Play the next game as ``seat``."""
-        self.seat = seat
-
-    def send_bytes(self, data: bytes) -> None:
-        """Bots read the game state directly; messages to them are dropped."""
-
     async def ready(self) -> bool:
         """Build the bots' aiming tables (about 1 s, once per process) in a worker thread, so
         that the first throw does not stall the event loop."""
         await asyncio.to_thread(_warm_up_bots)
         return True
 
-    async def choose(self, state: GameState, rng: np.random.Generator) -> tuple[float, ...]:
-        """``(v, h, w, sweep)`` from the bot: levels up to ``INLINE_MAX_LEVEL`` (at most about
-        a millisecond) answer inline, the search bots in a worker thread so that the event loop
-        keeps serving (timeouts, other connections) meanwhile."""
+    async def choose(self, state: GameState, *, timeout: float, rng: np.random.Generator) -> Choice:
+        """``(v, h, w, sweep)`` from the bot (no time limit) and its ``explanation()``: levels
+        up to ``INLINE_MAX_LEVEL`` (at most about a millisecond) answer inline, the search bots
+        in a worker thread so that the event loop keeps serving (timeouts, other connections)
+        meanwhile."""
         if self.level <= INLINE_MAX_LEVEL:
             throw = self.bot.choose(state, rng)
         else:
             throw = await asyncio.to_thread(self.bot.choose, state, rng)
-        return tuple(float(x) for x in throw)
+        return Choice(state, tuple(float(x) for x in throw), explanation=self.explanation())
 
     async def centerline_choice(self, transition: Transition, timeout: float) -> str:
         choose = getattr(self.bot, "centerline_choice", None)
         choice = choose(transition) if choose is not None else "RESET"
         return choice if choice in p.CENTERLINE_CHOICES else "RESET"
-
-    async def close(self, *, empties: bool = True) -> None:
-        """Nothing to close."""
-
-
-Player = RemotePlayer | BotPlayer

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from rllib_curling.errors import ServerStartError
+from rllib_curling.server.config import TURN_TIMEOUT_S
 
 #: A first start on a fresh install compiles the engine (numba); under load that takes a while.
 START_TIMEOUT_S = 180.0
@@ -53,8 +54,9 @@ class ServerOptions:
     ports: int = 1
     ends: int = 4
     seed: int | None = None
-    turn_timeout: float = 120.0
+    turn_timeout: float = TURN_TIMEOUT_S
     log_dir: str | None = None
+    #: Milliseconds to wait for SWEEP after MOTIONINFO: 0 = none (an env that does not sweep).
     sweep_window_ms: int = 0
     #: The page that shows the games: None = none (default), 0 = a free port, else that port.
     http_port: int | None = None

@@ -19,10 +19,10 @@ from typing import Any
 
 from rllib_curling.errors import ServerStartError
 from rllib_curling.server.config import ServerConfig
+from rllib_curling.server.curling_server import SEAT_WAIT_S, CurlingServer
 from rllib_curling.server.loop_thread import LoopThread
 from rllib_curling.server.match import load_physics
 from rllib_curling.server.people import AgentFactory
-from rllib_curling.server.seats import SEAT_WAIT_S, CurlingServer
 
 __all__ = [
     "SEAT_WAIT_S", "CurlingServer", "ServerConfig", "ServerHandle", "run_server", "serve",

@@ -3,7 +3,8 @@ server's desk; the page is handed one and never imports the game loop).
 
 | route                                  | desk call          | answer                           |
 |----------------------------------------|--------------------|----------------------------------|
-| ``GET /api/play``                      | ``options()``      | the opponents a person may play  |
+| ``GET /api/play``                      | ``options()``      | the opponents a person may play, |
+|                                        |                    | the longest sweep (``sweep_max``)|
 | ``POST /api/play``                     | ``open(peer, …)``  | a new seat: ``{"seat": token, …}``|
 | ``GET /api/seats/<token>``             | ``state(token)``   | the seat: its game, what it waits|
 |                                        |                    | for, the seconds left             |

@@ -23,7 +23,7 @@
   const AGENT_COLOURS = ["#a31d2f", "#9a7b00"]; // the teams' colours, darker: paths on ice
   const P = {
     token: sessionStorage.getItem("curlingSeat"), seat: null, error: "",
-    aim: null, preview: null, previewKey: "", curl: 1, hold: null,
+    aim: null, preview: null, previewKey: "", curl: 1, hold: null, sweepMax: 0, // from /api/play
     paths: new Map(), agentDrawn: { top: 0, judged: 0 }, wins: [],
   };
 
@@ -52,6 +52,8 @@
     } catch (err) {
       return; // a page that offers no seats (a replay)
     }
+    P.sweepMax = options.sweep_max;
+    $("play-distance").max = String(options.sweep_max);
     const select = $("play-opponent");
     for (const level of options.levels) select.add(new Option(`level ${level}`, String(level)));
     for (const agent of options.agents) select.add(new Option(`agent ${agent}`, agent));
@@ -129,7 +131,7 @@
     hold.addEventListener("pointerdown", () => { P.hold = performance.now(); });
     const release = () => {
       if (P.hold == null) return;
-      const distance = Math.min(12, ((performance.now() - P.hold) / 1000) * HOLD_RATE);
+      const distance = Math.min(P.sweepMax, ((performance.now() - P.hold) / 1000) * HOLD_RATE);
       P.hold = null;
       $("play-distance").value = distance.toFixed(1);
       act("sweep", { distance });

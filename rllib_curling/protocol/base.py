@@ -1,14 +1,15 @@
-"""Building blocks of the protocol messages: number formatting and parsing, base classes.
+"""The base classes of the protocol's messages and the shapes of their arguments.
 
 The message classes themselves are in :mod:`rllib_curling.protocol.messages`; import everything
 from :mod:`rllib_curling.protocol`. A message class mixes one of the argument shapes below into
 ``ServerMessage`` or ``ClientMessage``; the shape supplies validation, ``to_text`` (wire text
 without terminator) and ``parse_args`` (the text after the keyword → message):
 
-- ``_Numbers``: arguments are the dataclass fields in order (``int`` or ``float``);
-- ``_Coords``: 32 floats, ``coords`` (POSITION, RESETPOSITION);
-- ``_Seat``: ``Player1|Player2`` ↔ ``seat`` 0/1 (CONNECTNAME, legacy NAME);
-- ``_Word``: one word of ``ALLOWED`` (GAMEOVER, CENTERLINE_CHOICE).
+- ``NumberArgs``: arguments are the dataclass fields in order (``int`` or ``float``);
+- ``StateArgs``: the four ints of the game state (SETSTATE, RESETSTATE);
+- ``CoordArgs``: 32 floats, ``coords`` (POSITION, RESETPOSITION);
+- ``SeatArg``: ``Player1|Player2`` ↔ ``seat`` 0/1 (CONNECTNAME, legacy NAME);
+- ``WordArg``: one word of ``ALLOWED`` (GAMEOVER, CENTERLINE_CHOICE).
 
 Constructors raise :class:`ProtocolError` naming the field, the value and what is allowed.
 """
@@ -24,115 +25,23 @@ from typing import Any, ClassVar, TypeVar
 import numpy as np
 
 from rllib_curling.errors import ProtocolError
+from rllib_curling.protocol.numbers import (
+    checked_number,
+    coord_texts,
+    format_float,
+    parse_number,
+    plain_floats,
+)
 
-#: Floats are written with at most this many decimals (1 µm for positions), never an exponent.
-FLOAT_DECIMALS = 6
 #: POSITION / RESETPOSITION carry 16 stones × (x, y).
 N_COORDS = 32
 #: Empty messages in a row that end a session: the platform sends 5 and clients quit after 5.
 EMPTIES_TO_CLOSE = 5
 
-_NUMBER_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
-_NON_FINITE = {"nan", "inf", "infinity"}
-_C = TypeVar("_C", bound="_Coords")
+_C = TypeVar("_C", bound="CoordArgs")
 
 
-def format_float(value: float, decimals: int = FLOAT_DECIMALS) -> str:
-    """Wire form of a float: ``-1.5``, ``2.375``, ``0``; no exponent, no ``-0``, no padding."""
-    value = float(value)
-    if value == 0.0:
-        return "0"  # most POSITION numbers: stones not in play
-    if not math.isfinite(value):
-        raise ProtocolError(f"cannot send the number {value!r}; allowed: finite floats")
-    return _fixed_point(value, decimals)
-
-
-def _fixed_point(value: float, decimals: int = FLOAT_DECIMALS) -> str:
-    """``format_float`` of a finite non-zero Python float (the checks done by the caller)."""
-    text = f"{value:.{decimals}f}".rstrip("0").rstrip(".")  # "%.Nf" always has the point
-    return "0" if text == "-0" else text
-
-
-#: ``format_float`` of coordinates sent lately (stones at rest are in every POSITION until
-#: they move); at most ``_COORD_TEXT_MAX`` entries, then it starts again.
-_COORD_TEXT: dict[float, str] = {}
-_COORD_TEXT_MAX = 4096
-
-
-def _coord_text(value: float) -> str:
-    """``format_float`` of a finite Python float, remembered in ``_COORD_TEXT``."""
-    if len(_COORD_TEXT) >= _COORD_TEXT_MAX:
-        _COORD_TEXT.clear()
-    text = _COORD_TEXT[value] = "0" if value == 0.0 else _fixed_point(value)
-    return text
-
-
-def parse_number(token: str, what: str, *, integer: bool = False) -> float | int:
-    """Parse one token like ``3``, ``3.0``, ``-2.``, ``1e-05``; NaN, inf and junk raise.
-
-    With ``integer=True`` the value must be integral (``3.`` is fine: numpy prints it) and an
-    ``int`` is returned.
-    """
-    if token.lower().lstrip("+-") in _NON_FINITE:
-        raise ProtocolError(f"{what} is {token!r}: NaN and infinity are not allowed")
-    if not _NUMBER_RE.fullmatch(token):
-        raise ProtocolError(
-            f"{what} is {token!r}, not a number; allowed: decimals like 3, 3.0, -2., 1e-05"
-        )
-    value = float(token)
-    if not math.isfinite(value):
-        raise ProtocolError(f"{what} is {token!r}, which overflows to infinity")
-    if integer:
-        if not value.is_integer():
-            raise ProtocolError(f"{what} is {token!r}; allowed: an integer")
-        return int(value)
-    return value
-
-
-def split_key(key: str) -> tuple[str, int | None]:
-    """Split a connection key and its level suffix: ``"localtest:3"`` → ``("localtest", 3)``.
-
-    ``:0`` asks for the debug robot and ``:1`` … ``:8`` for built-in AI n (protocol.md §2); the
-    range is the server's business. Without a numeric suffix: ``"abc"`` → ``("abc", None)``.
-    """
-    base, sep, suffix = key.rpartition(":")
-    if sep and suffix.isascii() and suffix.isdigit():
-        return base, int(suffix)
-    return key, None
-
-
-def _plain_floats(args: str, count: int) -> list[float] | None:
-    """The fast path of decoding: ``count`` finite numbers in the protocol's syntax, or None
-    (the caller's strict path then decides and words the error). Python's ``float`` accepts
-    a superset of ``_NUMBER_RE`` (``nan``, ``inf``, ``1_0``, non-ASCII digits): ASCII without
-    ``_`` and a finite sum rule those out, so this accepts exactly what the strict path does."""
-    if not args.isascii() or "_" in args:
-        return None
-    tokens = args.split()
-    if len(tokens) != count:
-        return None
-    try:
-        values = [float(t) for t in tokens]
-    except ValueError:
-        return None
-    return values if math.isfinite(sum(values)) else None
-
-
-def _checked_number(what: str, value: object, integer: bool) -> float | int:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise ProtocolError(f"{what} is {value!r}; allowed: a number") from None
-    if not math.isfinite(number):
-        raise ProtocolError(f"{what} is {value!r}; allowed: finite numbers")
-    if not integer:
-        return number
-    if isinstance(value, bool) or not number.is_integer():
-        raise ProtocolError(f"{what} is {value!r}; allowed: an integer")
-    return int(number)
-
-
-def _check_text(msg: object, value: str) -> None:
+def check_text(msg: object, value: str) -> None:
     if "\0" in value:
         raise ProtocolError(f"{type(msg).__name__} text {value!r} contains NUL; not allowed")
 
@@ -181,7 +90,7 @@ class Unknown(Message):
     text: str
 
     def __post_init__(self) -> None:
-        _check_text(self, self.text)
+        check_text(self, self.text)
 
     def to_text(self) -> str:
         return self.text
@@ -195,11 +104,11 @@ def _fields(cls: type) -> tuple[Any, ...]:
 
 @functools.cache
 def _number_fields(cls: type) -> tuple[tuple[str, bool], ...]:
-    """``(name, is_int)`` of each field of a ``_Numbers`` class, computed once."""
+    """``(name, is_int)`` of each field of a ``NumberArgs`` class, computed once."""
     return tuple((f.name, f.type in ("int", int)) for f in _fields(cls))
 
 
-class _Numbers:
+class NumberArgs:
     """Arguments are the dataclass fields in order; ``int`` fields integral, ``float`` finite."""
 
     KEYWORD: ClassVar[str]
@@ -210,7 +119,7 @@ class _Numbers:
             if type(value) is (int if is_int else float) and (is_int or math.isfinite(value)):
                 continue  # already the field's type and valid (the common case)
             what = f"{type(self).__name__}.{name}"
-            object.__setattr__(self, name, _checked_number(what, value, is_int))
+            object.__setattr__(self, name, checked_number(what, value, is_int))
 
     def to_text(self) -> str:
         values = [getattr(self, name) for name, _ in _number_fields(type(self))]
@@ -218,9 +127,9 @@ class _Numbers:
         return " ".join([self.KEYWORD, *tokens])
 
     @classmethod
-    def parse_args(cls, args: str) -> _Numbers:
+    def parse_args(cls, args: str) -> NumberArgs:
         integer = [is_int for _, is_int in _number_fields(cls)]
-        numbers = _plain_floats(args, len(integer))
+        numbers = plain_floats(args, len(integer))
         if numbers is not None:
             pairs = list(zip(numbers, integer, strict=True))
             if all(v.is_integer() for v, is_int in pairs if is_int):
@@ -239,7 +148,20 @@ class _Numbers:
         return cls(*values)
 
 
-class _Coords:
+@dataclass(frozen=True)
+class StateArgs(NumberArgs):
+    """``shot end total next_seat`` (SETSTATE, RESETSTATE): ``shot`` 0–15 = next stone, 16
+    once the 16th has stopped; ``end`` from 0; ``total`` ends 4, 8 or -1 (unlimited);
+    ``next_seat`` 0 = Player1 / 1 = Player2 throws next."""
+
+    shot: int
+    end: int
+    total: int
+    next_seat: int
+
+
+@dataclass(frozen=True)
+class CoordArgs:
     """``coords``: 32 floats x0 y0 … x15 y15, row k = stone k of the end in throwing order."""
 
     KEYWORD: ClassVar[str]
@@ -275,15 +197,12 @@ class _Coords:
         return cls(tuple(np.asarray(array, dtype=np.float64).reshape(-1).tolist()))
 
     def to_text(self) -> str:
-        # The coordinates are finite Python floats (checked when built): format_float's work
-        # without its checks, and stones at rest are sent again every shot: their text is kept.
-        known = _COORD_TEXT
-        tokens = [known.get(c) or _coord_text(c) for c in self.coords]
-        return " ".join([self.KEYWORD, *tokens])
+        # The coordinates are finite Python floats (checked when built).
+        return " ".join([self.KEYWORD, *coord_texts(self.coords)])
 
     @classmethod
-    def parse_args(cls, args: str) -> _Coords:
-        numbers = _plain_floats(args, N_COORDS)
+    def parse_args(cls, args: str) -> CoordArgs:
+        numbers = plain_floats(args, N_COORDS)
         if numbers is not None:
             return cls(tuple(numbers))
         tokens = args.split()
@@ -296,7 +215,8 @@ class _Coords:
         return cls(tuple(values))
 
 
-class _Seat:
+@dataclass(frozen=True)
+class SeatArg:
     """``seat``: 0 = Player1 (throws first in end 1), 1 = Player2; wire ``Player1|Player2``."""
 
     KEYWORD: ClassVar[str]
@@ -316,7 +236,7 @@ class _Seat:
         return f"{self.KEYWORD} {self.player}"
 
     @classmethod
-    def parse_args(cls, args: str) -> _Seat:
+    def parse_args(cls, args: str) -> SeatArg:
         tokens = args.split()
         match = re.fullmatch(r"player([12])", tokens[0], re.IGNORECASE) if tokens else None
         if match is None:
@@ -325,7 +245,7 @@ class _Seat:
         return cls(int(match.group(1)) - 1)
 
 
-class _Word:
+class WordArg:
     """One field holding one of ``ALLOWED`` (upper case; decoding is case-insensitive)."""
 
     KEYWORD: ClassVar[str]
@@ -343,7 +263,7 @@ class _Word:
         return f"{self.KEYWORD} {self._word()}"
 
     @classmethod
-    def parse_args(cls, args: str) -> _Word:
+    def parse_args(cls, args: str) -> WordArg:
         tokens = args.split()
         if not tokens or tokens[0].upper() not in cls.ALLOWED:
             got = repr(tokens[0]) if tokens else "nothing"

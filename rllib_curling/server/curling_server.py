@@ -313,10 +313,19 @@ class CurlingServer:
                 room.lobby_ready.pop(conn, None)
                 self._seats_freed.set()
 
+    def _lobby_for_a_person(self) -> Room:
+        """The lobby a person from the page joins: the first room where a client waits for an
+        opponent (its port is the one the client chose), else the first room."""
+        for room in self.rooms:
+            if len(room.lobby) == 1 and self._lobby_open(room):
+                return room
+        return self.rooms[0]
+
     async def _person_in_lobby(self, person: PersonPlayer) -> bool:
-        """Seat a person from the page in the first room's lobby, against the next client that
-        comes without a level (``server.people``); False when no lobby seat frees in time."""
-        room = self.rooms[0]
+        """Seat a person from the page in a lobby (``_lobby_for_a_person``), against the client
+        waiting there or the next one that comes without a level (``server.people``); False
+        when no lobby seat frees in time."""
+        room = self._lobby_for_a_person()
         loop = asyncio.get_running_loop()
         deadline = loop.time() + SEAT_WAIT_S
         while not self._lobby_open(room):
@@ -358,7 +367,7 @@ class CurlingServer:
         assert a is not None and b is not None
         futures = [room.lobby_ready.pop(a), room.lobby_ready.pop(b)]
         room.lobby = {}
-        players: list[Player | PersonPlayer] = []
+        players: list[Player] = []
         for seat, who in enumerate((a, b)):
             if isinstance(who, Connection):
                 who.on_close = None
@@ -371,9 +380,7 @@ class CurlingServer:
             if not future.done():
                 future.set_result(started)
 
-    def _start_match(
-        self, room: Room, players: list[Player | PersonPlayer], *, pair: bool = False
-    ) -> bool:
+    def _start_match(self, room: Room, players: list[Player], *, pair: bool = False) -> bool:
         """Create and run a match in ``room``; False (its clients are then closed by their
         handlers) when it cannot be created or the server plays ``max_matches`` already."""
         if not self._room_for_a_match():
