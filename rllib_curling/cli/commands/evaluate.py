@@ -18,9 +18,12 @@ import json
 import sys
 import tempfile
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rllib_curling.cli.options import add_search_options, positive_int
+
+if TYPE_CHECKING:
+    from rllib_curling.game import Result
 
 #: Base seed of evaluation games: opponent level L plays with seed EVAL_SEED + L.
 EVAL_SEED = 1_000_000
@@ -41,8 +44,21 @@ class EvaluationResult:
 
     @property
     def win_rate(self) -> float:
-        """(wins + draws / 2) / games."""
-        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
+        """(wins + draws / 2) / games (``game.score_rate``; ``--episodes`` is at least 1)."""
+        from rllib_curling.game import score_rate
+
+        return score_rate(self.wins, self.draws, self.games)
+
+    def add(self, result: Result, mine: int, theirs: int) -> None:
+        """Count one game: ``result`` and its totals from the policy's view."""
+        from rllib_curling.game import Result
+
+        self.games += 1
+        self.wins += result is Result.WIN
+        self.draws += result is Result.DRAW
+        self.losses += result is Result.LOSE
+        self.points_for += mine
+        self.points_against += theirs
 
     def as_dict(self) -> dict[str, Any]:
         n = max(self.games, 1)
@@ -110,6 +126,7 @@ def evaluate(
     ``watch``: env_config keys of the private server's web page (``http_port``, ``log_dir``).
     """
     from rllib_curling.env.curling_env import CurlingEnv
+    from rllib_curling.game import Result, result_of
     from rllib_curling.rl.policy_player import PolicyPlayer
 
     player = player or PolicyPlayer.from_checkpoint(checkpoint, module_id)
@@ -127,15 +144,8 @@ def evaluate(
                 obs, _, terminated, truncated, info = env.step(player.act(obs, env.client))
                 done = terminated or truncated
             mine, theirs = info["score"]
-            outcome = info["result"] or (
-                "WIN" if mine > theirs else "LOSE" if mine < theirs else "DRAW"
-            )
-            result.games += 1
-            result.wins += outcome == "WIN"
-            result.draws += outcome == "DRAW"
-            result.losses += outcome == "LOSE"
-            result.points_for += mine
-            result.points_against += theirs
+            outcome = Result(info["result"]) if info["result"] else result_of(mine, theirs)
+            result.add(outcome, mine, theirs)
             line = (
                 f"level {opponent} game {game}: {outcome} {mine}-{theirs} "
                 f"({'no hammer' if first else 'hammer'} in end 1) ends {info['end_scores']}"

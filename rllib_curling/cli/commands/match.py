@@ -172,11 +172,14 @@ def _linger(url: str, wait: Callable[[], None], out: TextIO) -> None:
 
 
 def summary(name: str, wins: int, draws: int, losses: int, pa: float, pb: float) -> str:
-    """One line: W/D/L, win rate (draws half) and mean score from ``name``'s view."""
-    n = max(wins + draws + losses, 1)
-    rate = (wins + 0.5 * draws) / n
+    """One line: W/D/L, win rate (draws half, ``game.score_rate``; ``-`` before any game) and
+    mean score from ``name``'s view."""
+    from rllib_curling.game import score_rate
+
+    n = wins + draws + losses
+    rate = f"{100 * score_rate(wins, draws, n):.1f} %" if n else "-"
     return (
-        f"{name}: {wins} won, {draws} drawn, {losses} lost (win rate {100 * rate:.1f} %, "
+        f"{name}: {wins} won, {draws} drawn, {losses} lost (win rate {rate}, "
         f"draws half); mean score {pa:.2f} - {pb:.2f} (diff {pa - pb:+.2f})"
     )
 
@@ -261,9 +264,11 @@ def _collect(log_dir: str, n: int, a: PlayerSpec, out: TextIO) -> list[tuple[int
 def _report(
     a: PlayerSpec, b: PlayerSpec, games: list[tuple[int, int, str]], args: argparse.Namespace
 ) -> None:
-    wins = sum(r == "WIN" for *_, r in games)
-    draws = sum(r == "DRAW" for *_, r in games)
-    losses = len(games) - wins - draws
+    from rllib_curling.game import Result
+
+    results = [Result(r) for *_, r in games]
+    wins, draws = results.count(Result.WIN), results.count(Result.DRAW)
+    losses = results.count(Result.LOSE)
     pa = sum(g[0] for g in games) / max(len(games), 1)
     pb = sum(g[1] for g in games) / max(len(games), 1)
     if args.json:

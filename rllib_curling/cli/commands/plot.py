@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 #: (result key, axis label) of the curves and of their x axes.
-CURVES = (("env_runners/win_rate", "win rate (last 100 games)"),
+CURVES = (("env_runners/win_rate", "win rate, draws half (last 100 games)"),
           ("env_runners/episode_return_mean", "mean return (points for - against)"))  # fmt: skip
 AXES = (("time_total_s", "training time (min)", 1 / 60),
         ("num_env_steps_sampled_lifetime", "env steps sampled", 1.0))  # fmt: skip

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from rllib_curling.cli.commands.rate import Entrant
-from rllib_curling.game import RESULT_SCORE
+from rllib_curling.game import Result
 
 #: Seconds a checkpoint client waits for the server (for the external AI: a day).
 CLIENT_TIMEOUT_S = 600.0
@@ -49,9 +49,7 @@ def bot_scores(level_a: int, level_b: int, games: int, ends: int, seed: int) -> 
     from rllib_curling.bots.matches import play_match
 
     match = play_match(make_bot(level_a), make_bot(level_b), games, ends, seed)
-    return [
-        RESULT_SCORE[g.result_for(seat)] for g, seat in zip(match.games, match.a_seats, strict=True)
-    ]
+    return [g.result_for(seat).points for g, seat in zip(match.games, match.a_seats, strict=True)]
 
 
 def schedule(entrants: list[Entrant], pairs: str) -> list[tuple[Entrant, Entrant]]:
@@ -132,7 +130,7 @@ def _bot_pair(a: Entrant, b: Entrant, args: argparse.Namespace, seed: int, repor
     from rllib_curling.bots.matches import GameResult, play_match
 
     def progress(g: int, game: GameResult) -> None:
-        report(RESULT_SCORE[game.result_for(g % 2)])  # a is Player1 (seat 0) in even games
+        report(game.result_for(g % 2).points)  # a is Player1 (seat 0) in even games
 
     bot_a, bot_b = make_bot(a.spec.level), make_bot(b.spec.level)  # type: ignore[union-attr]
     play_match(bot_a, bot_b, args.games, args.ends, seed, progress=progress)
@@ -211,7 +209,7 @@ def _seat(
 
     def on_game(n: int, c: CurlingClient) -> None:
         if count is not None:
-            count(RESULT_SCORE[c.result])
+            count(Result(c.result).points)
 
     def play() -> None:
         try:
@@ -241,5 +239,5 @@ def _wait_for_records(log_dir: str, games: int, *, a_is_bot: bool, report: Repor
         done = [r for r in records if r.get("type") == "game" and r.get("game_id") in kinds]
         for record in done[seen:]:
             seat = 0 if kinds[record["game_id"]][0].startswith("bot:") else 1
-            report(_for_a(RESULT_SCORE[record["results"][seat]], 1.0 if a_is_bot else -1.0))
+            report(_for_a(Result(record["results"][seat]).points, 1.0 if a_is_bot else -1.0))
         seen = len(done)
