@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rllib_curling.cli.commands import rate
+from rllib_curling.cli.commands import rate, rate_games
 from rllib_curling.cli.commands.evaluate import EVAL_SEED
 from rllib_curling.cli.curling import main
 
@@ -125,18 +125,18 @@ def test_rate__checkpoints_against_a_level_and_each_other(
 
 
 def test_parse_entrant__builtin_and_a_checkpoints_policy_without_search(tmp_path: Path) -> None:
-    assert rate.parse_entrant("builtin") == rate.Entrant("builtin", path="builtin")
-    bare = rate.parse_entrant("policy:builtin")
+    assert rate_games.parse_entrant("builtin") == rate_games.Entrant("builtin", path="builtin")
+    bare = rate_games.parse_entrant("policy:builtin")
     assert (bare.name, bare.path, bare.no_search, bare.kind) == (
         "policy:builtin", "builtin", True, "checkpoint"
     )  # fmt: skip
-    assert rate.parse_entrant(f"policy:{tmp_path}").path == str(tmp_path)
+    assert rate_games.parse_entrant(f"policy:{tmp_path}").path == str(tmp_path)
     with pytest.raises(ValueError, match="no such directory"):
-        rate.parse_entrant(f"policy:{tmp_path / 'nope'}")
+        rate_games.parse_entrant(f"policy:{tmp_path / 'nope'}")
 
 
 def test_load_policies__policy_entrant_plays_without_search_builtin_with_it() -> None:
-    entrants = [rate.parse_entrant("policy:builtin"), rate.parse_entrant("builtin")]
+    entrants = [rate_games.parse_entrant("policy:builtin"), rate_games.parse_entrant("builtin")]
     players = rate._load_policies(entrants, "default_policy")
     assert isinstance(players, dict)
     assert players["policy:builtin"].search is None  # the network alone
