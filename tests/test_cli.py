@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
 
 import pytest
+
+from rllib_curling.cli import CommandError, UsageError, dispatch
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -37,3 +40,39 @@ def test_dispatch__help_prints_in_any_console_code_page(
     expected = line.encode(encoding, "replace").decode(encoding)
     assert expected in " ".join(out.split()), out
     assert ("数字冰壶" in out) == (encoding != "cp1252" and "数字冰壶" in line)
+
+
+def _parser(error: Exception) -> argparse.ArgumentParser:
+    """``demo go``: a command that raises ``error``."""
+    parser = argparse.ArgumentParser(prog="demo")
+    sub = parser.add_subparsers(dest="command")
+
+    def run(args: argparse.Namespace) -> int:
+        raise error
+
+    sub.add_parser("go").set_defaults(func=run)
+    return parser
+
+
+@pytest.mark.parametrize(
+    ("error", "code"), [(UsageError("--a and --b exclude each other"), 2), (CommandError("x"), 1)]
+)
+def test_dispatch__command_error_is_one_line_and_its_exit_code(
+    error: CommandError, code: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert dispatch(_parser(error), ["go"]) == code
+    assert capsys.readouterr().err == f"demo go: {error}\n"
+
+
+def test_dispatch__other_exceptions_are_not_swallowed() -> None:
+    with pytest.raises(ZeroDivisionError):
+        dispatch(_parser(ZeroDivisionError()), ["go"])
+
+
+def test_simulate__bad_flags_raise_usage_error_through_dispatch(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from rllib_curling.cli.curling import main
+
+    assert main(["simulate", "--slot", "16", "--v", "3"]) == 2
+    assert capsys.readouterr().err == "curling simulate: --slot must be 0-15, got 16\n"

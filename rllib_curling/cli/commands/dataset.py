@@ -13,6 +13,7 @@ import sys
 import time
 from typing import Any
 
+from rllib_curling.cli import UsageError
 from rllib_curling.cli.options import positive_int
 
 
@@ -94,8 +95,7 @@ def run(args: argparse.Namespace) -> int:
         )  # fmt: skip
         make_teacher = _make_teacher(config.teacher)
     except (ConfigError, ValueError, FileNotFoundError) as exc:
-        print(f"curling dataset: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from None
     start = time.perf_counter()
     _init_ray(args.address)
     try:
@@ -113,8 +113,7 @@ def run(args: argparse.Namespace) -> int:
             args.out, config, progress=_progress_line(start, todo), make_teacher=make_teacher
         )
     except ConfigError as exc:
-        print(f"curling dataset: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from None
     rows = sum(s["rows"] for s in summaries)
     result = {"out": args.out, "shards_played": len(summaries), "rows": rows,
               "seconds": round(time.perf_counter() - start, 1)}  # fmt: skip

@@ -20,6 +20,7 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from rllib_curling.cli import CommandError, UsageError
 from rllib_curling.cli.options import add_search_options, positive_int
 
 if TYPE_CHECKING:
@@ -186,12 +187,12 @@ def run(args: argparse.Namespace) -> int:
             value_weight=args.value_weight,
         )
     except (FileNotFoundError, ValueError) as exc:
-        print(f"rllib evaluate: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from None
     if args.watch and args.server != "auto":
-        print("rllib evaluate: --watch needs --server auto (a server of your own shows its "
-              "games with `curling server --http-port PORT`)", file=sys.stderr)  # fmt: skip
-        return 2
+        raise UsageError(
+            "--watch needs --server auto (a server of your own shows its games with "
+            "`curling server --http-port PORT`)"
+        )
     if not args.json:
         print(f"evaluating {path}", flush=True)
     with tempfile.TemporaryDirectory(prefix="rllib-evaluate-") as records:
@@ -236,7 +237,6 @@ def _show_all(records: str, port: int, out: Any) -> int:
         hub = replay_hub(files, title="rllib evaluate", finished_only=True)
         web = WebHandle(hub, "127.0.0.1", port)
     except (ConfigError, ServerStartError) as exc:
-        print(f"rllib evaluate: {exc}", file=sys.stderr)
-        return 1
+        raise CommandError(str(exc)) from None
     web.serve_until_ctrl_c(f"all {len(hub.games())} games stay on {web.url} until Ctrl+C", out)
     return 0

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rllib_curling.cli import UsageError
 from rllib_curling.cli.options import positive_int
 
 #: The experiment's name under OUT/results.
@@ -68,8 +69,7 @@ def run(args: argparse.Namespace) -> int:
         )  # fmt: skip
         make_teacher = _make_teacher(args.agent)  # loads it now: a bad agent fails in one line
     except (ConfigError, ValueError, FileNotFoundError) as exc:
-        print(f"curling improve: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from None
     import ray
 
     from rllib_curling.rl.tuning import quiet
@@ -93,8 +93,7 @@ def run(args: argparse.Namespace) -> int:
         card = _card(args, teacher, search)
         agent = export_agent(results, out / "agent", search=search, card=card)
     except ConfigError as exc:
-        print(f"curling improve: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from None
     finally:
         if started:
             ray.shutdown()

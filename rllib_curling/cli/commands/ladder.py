@@ -7,6 +7,8 @@ import json
 import sys
 import time
 
+from rllib_curling.cli import UsageError
+
 DEFAULT_GAMES = 10
 
 
@@ -55,11 +57,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         levels = parse_levels(args.levels)
     except ValueError as exc:
-        print(f"curling ladder: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from None
     if args.games < 1 or args.ends < 1:
-        print("curling ladder: --games and --ends must be >= 1", file=sys.stderr)
-        return 2
+        raise UsageError("--games and --ends must be >= 1")
     start = time.perf_counter()
 
     def progress(level: int, g: int, game: GameResult, match: MatchResult | None) -> None:

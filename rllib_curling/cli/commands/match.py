@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from rllib_curling.cli import CommandError, UsageError
+
 
 @dataclass(frozen=True)
 class PlayerSpec:
@@ -82,11 +84,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     a, b = args.a, args.b
     if args.games < 1 or args.ends < 1:
-        print("curling match: --games and --ends must be >= 1", file=sys.stderr)
-        return 2
+        raise UsageError("--games and --ends must be >= 1")
     if a.kind == "tcp" and b.kind == "tcp":
-        print("curling match: at most one player can be tcp:HOST:PORT", file=sys.stderr)
-        return 2
+        raise UsageError("at most one player can be tcp:HOST:PORT")
     if a.kind == "tcp" or b.kind == "tcp":
         return _run_external(a, b, args)
     return _run_bots(a, b, args)
@@ -118,8 +118,6 @@ def _run_bots(a: PlayerSpec, b: PlayerSpec, args: argparse.Namespace) -> int:
     web = feed = None
     if args.watch:
         web, feed = _watch_bots(a, b, bot_a.name, bot_b.name, args.ends, out)
-        if web is None:
-            return 1
         shown = progress
 
         def progress(g: int, game: GameResult) -> None:
@@ -146,7 +144,8 @@ def _run_bots(a: PlayerSpec, b: PlayerSpec, args: argparse.Namespace) -> int:
 def _watch_bots(
     a: PlayerSpec, b: PlayerSpec, name_a: str, name_b: str, ends: int, out: TextIO
 ) -> tuple[Any, Any]:
-    """The page for in-process bot games: (WebHandle, BotMatchFeed), or (None, None)."""
+    """The page for in-process bot games: (WebHandle, BotMatchFeed); ``CommandError`` if it
+    cannot start."""
     from rllib_curling.errors import ServerStartError
     from rllib_curling.server.web import WatchHub, WebHandle
     from rllib_curling.server.web.feeds import BotMatchFeed
@@ -154,8 +153,7 @@ def _watch_bots(
     try:
         web = WebHandle(WatchHub(frames=None))
     except ServerStartError as exc:
-        print(f"curling match: {exc}", file=sys.stderr)
-        return None, None
+        raise CommandError(str(exc)) from None
     feed = BotMatchFeed(web.publish, (name_a, name_b), ends, kinds=(str(a), str(b)))
     print(f"watch the games at {web.url}", file=out, flush=True)
     return web, feed
@@ -216,8 +214,7 @@ def _run_external(a: PlayerSpec, b: PlayerSpec, args: argparse.Namespace) -> int
         try:
             handle = start_server_thread(config)
         except ServerStartError as exc:
-            print(f"curling match: {exc}", file=sys.stderr)
-            return 1
+            raise CommandError(str(exc)) from None
         host, port = handle.address or (external.host, external.port)
         print(
             f"listening on {host}:{port}: connect the external AI (any key without ':N'); "

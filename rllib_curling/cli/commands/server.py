@@ -11,6 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rllib_curling.cli import CommandError, UsageError
+
 if TYPE_CHECKING:
     from rllib_curling.server.config import ServerConfig
 
@@ -302,16 +304,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         config = build_config(args)
     except ConfigError as exc:
-        print(f"curling server: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from None
     if args.agent and config.http_port is None:
-        print("curling server: --agent needs the page (--http-port)", file=sys.stderr)
-        return 2
+        raise UsageError("--agent needs the page (--http-port)")
     try:
         agents = agent_factories(args.agent)
     except ConfigError as exc:
-        print(f"curling server: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from None
     quiet = args.quiet or args.announce  # --announce: a program reads this server's output
     play_key = secrets.token_urlsafe(9)
     try:
@@ -327,5 +326,4 @@ def run(args: argparse.Namespace) -> int:
                 play_key=play_key,
             )
     except ServerStartError as exc:
-        print(f"curling server: {exc}", file=sys.stderr)
-        return 1
+        raise CommandError(str(exc)) from None
