@@ -102,9 +102,7 @@ class GameConfig:
     blank_end: Literal["swap", "keep"] = "swap"
 
     def __post_init__(self) -> None:
-        ok = isinstance(self.ends, int) and not isinstance(self.ends, bool)
-        if not ok or (self.ends != -1 and self.ends < 1):
-            raise ConfigError(f"ends must be a positive int or -1 (unlimited), got {self.ends!r}")
+        check_ends(self.ends)
         if self.blank_end not in BLANK_END_CHOICES:
             raise ConfigError(
                 f"blank_end must be one of {BLANK_END_CHOICES}, got {self.blank_end!r}"
@@ -113,6 +111,15 @@ class GameConfig:
     @property
     def unlimited(self) -> bool:
         return self.ends == -1
+
+
+def check_ends(ends: Any) -> int:
+    """``ends`` if it is a number of ends a game can have: a positive int, or -1 (unlimited);
+    ``ConfigError`` (a ``ValueError``) saying so otherwise (a bool is not a number of ends)."""
+    ok = isinstance(ends, int) and not isinstance(ends, bool)
+    if not ok or (ends != -1 and ends < 1):
+        raise ConfigError(f"ends must be a positive int or -1 (unlimited), got {ends!r}")
+    return ends
 
 
 def first_seat_after(first_seat: Seat, end_score: Score, config: GameConfig) -> Seat:

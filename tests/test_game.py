@@ -21,6 +21,7 @@ from rllib_curling.game import (
     GameState,
     Result,
     Transition,
+    check_ends,
     first_seat_after,
     result_of,
     score_rate,
@@ -360,3 +361,14 @@ def test_score_rate__no_games_is_nan() -> None:
 def test_result_for__returns_a_result() -> None:
     state = Game.init(GameConfig(ends=4))
     assert state.result_for(0) is Result.DRAW
+
+
+@pytest.mark.parametrize("ends", [1, 4, 8, -1])
+def test_check_ends__positive_or_unlimited(ends: int) -> None:
+    assert check_ends(ends) == ends
+
+
+@pytest.mark.parametrize("ends", [0, -2, True, 4.0, "4"])
+def test_check_ends__refuses_the_rest(ends: object) -> None:
+    with pytest.raises(ConfigError, match="ends must be a positive int or -1"):
+        check_ends(ends)

@@ -21,7 +21,15 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rllib_curling.cli import CommandError, UsageError
-from rllib_curling.cli.options import add_search_options, positive_int
+from rllib_curling.cli.options import (
+    SearchOptions,
+    add_ends,
+    add_search_options,
+    level_list,
+    level_range,
+    load_player,
+    positive_int,
+)
 
 if TYPE_CHECKING:
     from rllib_curling.game import Result
@@ -69,19 +77,6 @@ class EvaluationResult:
         return out
 
 
-def _levels(text: str) -> list[int]:
-    from rllib_curling.bots import check_level
-
-    try:
-        return [check_level(int(part), "opponent") for part in text.split(",") if part.strip()]
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(
-            f"{exc}"
-            if "opponent" in str(exc)
-            else f"opponents are levels like 2 or 2,4,6: {text!r}"
-        ) from None
-
-
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "evaluate",
@@ -92,9 +87,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("checkpoint", help="a checkpoint, a trial/experiment directory, an agent "
                    "folder, or builtin (the agent shipped in the package)")  # fmt: skip
     p.add_argument("--episodes", type=positive_int, default=20, help="games per opponent (20)")
-    p.add_argument("--opponent", type=_levels, default=[2], metavar="L[,L...]",
-                   help="built-in levels 0-8 to play, e.g. 2 or 2,4,6,8 (default 2)")  # fmt: skip
-    p.add_argument("--ends", type=positive_int, default=4, help="ends per game (default 4)")
+    p.add_argument("--opponent", type=level_list("opponent"), default=(2,), metavar="L[,L...]",
+                   help=f"built-in levels {level_range()} to play, e.g. 2 or 2,4,6,8 "
+                   "(default 2)")  # fmt: skip
+    add_ends(p)
     p.add_argument("--seed", type=int, default=EVAL_SEED,
                    help=f"base seed; level L uses seed + L (default {EVAL_SEED})")  # fmt: skip
     p.add_argument("--server", default="auto", help="'auto' (default) or host:port")
@@ -174,20 +170,13 @@ def table(results: list[EvaluationResult]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from rllib_curling.rl.checkpoints import find_checkpoint
-    from rllib_curling.rl.policy_player import PolicyPlayer
 
     try:
         path = find_checkpoint(args.checkpoint)
-        player = PolicyPlayer.from_checkpoint(
-            str(path),
-            args.module_id,
-            search=args.search,
-            samples=args.samples,
-            seed=args.seed,
-            value_weight=args.value_weight,
-        )
     except (FileNotFoundError, ValueError) as exc:
         raise UsageError(str(exc)) from None
+    options = SearchOptions.from_args(args)
+    player = load_player(str(path), args.module_id, options, seed=args.seed)
     if args.watch and args.server != "auto":
         raise UsageError(
             "--watch needs --server auto (a server of your own shows its games with "

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from rllib_curling.cli import CommandError, UsageError
+from rllib_curling.cli.options import add_ends, level_range, positive_int
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,9 @@ def parse_player(text: str) -> PlayerSpec:
         host, _, port = text[4:].rpartition(":")
         if host and port.isdigit() and 0 < int(port) < 65536:
             return PlayerSpec("tcp", host=host, port=int(port))
-    raise ValueError(f"a player is a bot level 0-8 (3 or bot:3) or tcp:HOST:PORT, got {text!r}")
+    raise ValueError(
+        f"a player is a bot level {level_range()} (3 or bot:3) or tcp:HOST:PORT, got {text!r}"
+    )
 
 
 def _player(text: str) -> PlayerSpec:
@@ -64,13 +67,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="play games between two bots (or a bot and an external AI), headless",
         description="Play games between A and B with the hammer alternating (A is Player1 in "
         "the 1st, 3rd, ... game) and print wins, draws, losses and the mean score from A's "
-        "view. A and B: a bot level 0-8 (3 or bot:3), or tcp:HOST:PORT for an external AI "
+        f"view. A and B: a bot level {level_range()} (3 or bot:3), or tcp:HOST:PORT for an "
+        "external AI "
         "(a server is started there; the AI connects to it).",
     )
     p.add_argument("a", type=_player, metavar="A", help="first player: 3, bot:3 or tcp:HOST:PORT")
     p.add_argument("b", type=_player, metavar="B", help="second player (same forms)")
-    p.add_argument("--games", type=int, default=10, help="games to play (default 10)")
-    p.add_argument("--ends", type=int, default=4, help="ends per game (default 4)")
+    p.add_argument("--games", type=positive_int, default=10, help="games to play (default 10)")
+    add_ends(p)
     p.add_argument("--seed", type=int, default=0, help="seed; game g uses [seed, g] (default 0)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument(
@@ -83,8 +87,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     a, b = args.a, args.b
-    if args.games < 1 or args.ends < 1:
-        raise UsageError("--games and --ends must be >= 1")
     if a.kind == "tcp" and b.kind == "tcp":
         raise UsageError("at most one player can be tcp:HOST:PORT")
     if a.kind == "tcp" or b.kind == "tcp":

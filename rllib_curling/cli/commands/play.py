@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rllib_curling.cli import CommandError, UsageError
-from rllib_curling.cli.options import add_search_options
+from rllib_curling.cli.options import SearchOptions, add_search_options, load_player
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -71,18 +71,9 @@ def _record_writer(path: str) -> Callable[[dict[str, Any]], None]:
 def run(args: argparse.Namespace) -> int:
     from rllib_curling.client import CurlingClient
     from rllib_curling.errors import ConnectionLostError
-    from rllib_curling.rl.policy_player import PolicyPlayer, play_session
+    from rllib_curling.rl.policy_player import play_session
 
-    try:
-        player = PolicyPlayer.from_checkpoint(
-            args.checkpoint,
-            args.module_id,
-            search=args.search,
-            samples=args.samples,
-            value_weight=args.value_weight,
-        )
-    except (FileNotFoundError, ValueError) as exc:
-        raise UsageError(str(exc)) from None
+    player = load_player(args.checkpoint, args.module_id, SearchOptions.from_args(args))
     if args.explain and not (args.watch or args.record):
         raise UsageError("--explain shows on --watch's page or in --record's file; add one of them")
     player.explain = args.explain

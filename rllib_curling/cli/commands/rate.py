@@ -40,7 +40,14 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from rllib_curling.cli import CommandError, UsageError
-from rllib_curling.cli.options import add_search_options
+from rllib_curling.cli.options import (
+    SearchOptions,
+    add_ends,
+    add_search_options,
+    level_range,
+    load_player,
+    positive_int,
+)
 
 if TYPE_CHECKING:
     from rllib_curling.cli.commands.rate_games import Entrant
@@ -59,10 +66,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("players", nargs="+", metavar="PLAYER",
-                   help="0-8 or bot:N, a checkpoint directory, builtin (the shipped agent), "
-                   "policy:CHECKPOINT (its policy without search), or tcp:HOST:PORT")  # fmt: skip
-    p.add_argument("--games", type=int, default=200, help="games per pair (default 200)")
-    p.add_argument("--ends", type=int, default=4, help="ends per game (default 4)")
+                   help=f"{level_range()} or bot:N, a checkpoint directory, builtin (the shipped "
+                   "agent), policy:CHECKPOINT (its policy without search), or "
+                   "tcp:HOST:PORT")  # fmt: skip
+    p.add_argument("--games", type=positive_int, default=200, help="games per pair (default 200)")
+    add_ends(p)
     p.add_argument("--seed", type=int, default=RATE_SEED,
                    help=f"base seed; pair k plays with seed + k (default {RATE_SEED})")  # fmt: skip
     p.add_argument("--pairs", choices=("all", "adjacent"), default="all",
@@ -74,7 +82,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "player)")  # fmt: skip
     p.add_argument(
         "--workers",
-        type=int,
+        type=positive_int,
         default=1,
         help="processes for the bot-against-bot pairs (default 1: in this process)",
     )
@@ -89,8 +97,6 @@ def _check(args: argparse.Namespace) -> tuple[list[Entrant], str]:
     """The entrants and the anchor's name; ``UsageError`` (one line) else."""
     from rllib_curling.cli.commands.rate_games import parse_entrant
 
-    if min(args.games, args.ends, args.workers) < 1:
-        raise UsageError("--games, --ends and --workers must be >= 1")
     try:
         entrants = [parse_entrant(text) for text in args.players]
     except ValueError as exc:
@@ -118,30 +124,24 @@ def _check(args: argparse.Namespace) -> tuple[list[Entrant], str]:
 
 
 def _load_policies(
-    entrants: list[Entrant], module_id: str, search: int | None = None,
-    samples: int | None = None, seed: int = 0, value_weight: float | None = None,
-) -> dict[str, Any]:  # fmt: skip
-    """A ``PolicyPlayer`` per checkpoint entrant; ``UsageError`` (one line) for a checkpoint
-    that cannot be loaded."""
+    entrants: list[Entrant], module_id: str, options: SearchOptions, seed: int = 0
+) -> dict[str, Any]:
+    """A ``PolicyPlayer`` per checkpoint entrant (``policy:CHECKPOINT``: without search, whatever
+    ``options`` say); ``UsageError`` (one line) for a checkpoint that cannot be loaded."""
+    import dataclasses
+
     policies: dict[str, Any] = {}
     if not any(e.kind == "checkpoint" for e in entrants):
         return policies
     from rllib_curling.rl.checkpoints import find_checkpoint
-    from rllib_curling.rl.policy_player import PolicyPlayer
 
     for e in entrants:
         if e.kind == "checkpoint":
+            own = dataclasses.replace(options, search=0) if e.no_search else options
             try:
                 path = find_checkpoint(e.path)
-                policies[e.name] = PolicyPlayer.from_checkpoint(
-                    str(path),
-                    module_id,
-                    search=0 if e.no_search else search,
-                    samples=samples,
-                    seed=seed,
-                    value_weight=value_weight,
-                )
-            except (FileNotFoundError, ValueError) as exc:
+                policies[e.name] = load_player(str(path), module_id, own, seed=seed)
+            except (FileNotFoundError, ValueError, UsageError) as exc:
                 raise UsageError(f"{e.name}: {exc}") from None
             print(f"{e.name}: {path}", file=sys.stderr, flush=True)
     return policies
@@ -153,9 +153,7 @@ def run(args: argparse.Namespace) -> int:
     from rllib_curling.errors import CurlingError
 
     entrants, anchor = _check(args)
-    policies = _load_policies(
-        entrants, args.module_id, args.search, args.samples, args.seed, args.value_weight
-    )
+    policies = _load_policies(entrants, args.module_id, SearchOptions.from_args(args), args.seed)
     if args.games % 2:
         print(f"note: --games {args.games} is odd: the first-listed player of each pair has "
               "the hammer in end 1 in one game fewer", file=sys.stderr)  # fmt: skip

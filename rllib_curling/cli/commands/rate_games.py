@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from rllib_curling.cli.commands.match import PlayerSpec, parse_player
+from rllib_curling.cli.options import level_range
 from rllib_curling.game import Result
 
 
@@ -63,8 +64,8 @@ def parse_entrant(text: str) -> Entrant:
     path = text.removeprefix("policy:")
     if path != "builtin" and not Path(path).expanduser().is_dir():
         raise ValueError(
-            "a player is a bot level 0-8 (3 or bot:3), tcp:HOST:PORT, builtin or a checkpoint "
-            f"directory (policy:CHECKPOINT: without search); no such directory: {path!r}"
+            f"a player is a bot level {level_range()} (3 or bot:3), tcp:HOST:PORT, builtin or a "
+            f"checkpoint directory (policy:CHECKPOINT: without search); no such directory: {path!r}"
         )
     return Entrant(text, path=path, no_search=path != text)
 
