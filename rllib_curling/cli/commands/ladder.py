@@ -87,16 +87,17 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"target": LADDER_TARGET, "rows": [r.as_dict() for r in rows]}))
     else:
-        print(table(rows, args))
+        print(table(rows, args.games, args.ends, args.seed))
     return 0
 
 
-def table(rows: list, args: argparse.Namespace) -> str:
-    """The ladder table as text (one row per pair)."""
+def table(rows: list, games: int, ends: int, seed: int) -> str:
+    """The ladder table as text (one row per pair of ``run_ladder``'s ``rows``), headed by how
+    it was played: ``games`` per pair of ``ends`` ends, ``seed``."""
     from rllib_curling.bots.matches import LADDER_TARGET
 
     lines = [
-        f"ladder: {args.games} games per pair, {args.ends} ends, seed {args.seed}; "
+        f"ladder: {games} games per pair, {ends} ends, seed {seed}; "
         f"win rate of the upper level, draws count half; target {100 * LADDER_TARGET:.0f} %",
         f"{'pair':<8} {'win rate ± se':>14} {'W':>4} {'D':>4} {'L':>4} {'diff':>7} {'time':>7}",
     ]
