@@ -167,8 +167,10 @@ def _reporter(pair: dict[str, Any], games: int, start: float) -> Report:
 
 
 def _summary(pair: dict[str, Any], start: float) -> None:
+    """The line of a finished pair (at least one game: ``--games`` >= 1): the first player's
+    win rate (mean ``Result.points``, draws half)."""
     scores = pair["scores"]
-    share = 100 * sum(scores) / max(len(scores), 1)
+    share = 100 * sum(scores) / len(scores)
     print(f"{pair['a']} vs {pair['b']}: {pair['a']} scores {share:.1f} % of {len(scores)} "
           f"games  [{time.perf_counter() - start:.0f} s]", file=sys.stderr, flush=True)  # fmt: skip
 
