@@ -31,6 +31,8 @@ Decisions where the sources are silent:
 from __future__ import annotations
 
 import dataclasses
+import enum
+import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -41,8 +43,50 @@ from rllib_curling.errors import ConfigError, RuleError
 
 Seat = int
 Score = tuple[int, int]
-#: A game's result for one player (``GameState.result_for``) as a score: a draw counts half.
-RESULT_SCORE = {"WIN": 1.0, "DRAW": 0.5, "LOSE": 0.0}
+
+
+class Result(str, enum.Enum):
+    """A game's result for one player, the word ``GAMEOVER`` sends (a ``str``: ``Result.WIN ==
+    "WIN"``, and ``Result("DRAW")`` reads the word back).
+
+    ``points`` is the result as a score: 1 for a win, 0.5 for a draw, 0 for a loss. Every
+    win rate of the package (matches, ratings, evaluation, the league, training metrics) is the
+    mean of these points: :func:`score_rate`.
+    """
+
+    WIN = "WIN"
+    DRAW = "DRAW"
+    LOSE = "LOSE"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+    @property
+    def points(self) -> float:
+        """1 for a win, 0.5 for a draw, 0 for a loss."""
+        return _POINTS[self]
+
+
+_POINTS = {Result.WIN: 1.0, Result.DRAW: 0.5, Result.LOSE: 0.0}
+
+
+def result_of(mine: float, theirs: float) -> Result:
+    """The result for the player with ``mine`` points against ``theirs`` (totals of a game)."""
+    return Result.WIN if mine > theirs else Result.LOSE if mine < theirs else Result.DRAW
+
+
+def score_rate(wins: int, draws: int, games: int) -> float:
+    """The win rate with draws counted half: ``(wins + draws / 2) / games``.
+
+    No games, no rate: ``games == 0`` gives NaN (not 0, which would read as "lost them all");
+    a caller that shows it prints ``-`` or ``nan``, and JSON writers get NaN as Python writes it.
+    """
+    return (wins + 0.5 * draws) / games if games else math.nan
+
+
 #: Who throws first after a 0-0 end: "swap" the order (course template) or "keep" it.
 BLANK_END_CHOICES = ("swap", "keep")
 
@@ -58,9 +102,7 @@ class GameConfig:
     blank_end: Literal["swap", "keep"] = "swap"
 
     def __post_init__(self) -> None:
-        ok = isinstance(self.ends, int) and not isinstance(self.ends, bool)
-        if not ok or (self.ends != -1 and self.ends < 1):
-            raise ConfigError(f"ends must be a positive int or -1 (unlimited), got {self.ends!r}")
+        check_ends(self.ends)
         if self.blank_end not in BLANK_END_CHOICES:
             raise ConfigError(
                 f"blank_end must be one of {BLANK_END_CHOICES}, got {self.blank_end!r}"
@@ -69,6 +111,15 @@ class GameConfig:
     @property
     def unlimited(self) -> bool:
         return self.ends == -1
+
+
+def check_ends(ends: Any) -> int:
+    """``ends`` if it is a number of ends a game can have: a positive int, or -1 (unlimited);
+    ``ConfigError`` (a ``ValueError``) saying so otherwise (a bool is not a number of ends)."""
+    ok = isinstance(ends, int) and not isinstance(ends, bool)
+    if not ok or (ends != -1 and ends < 1):
+        raise ConfigError(f"ends must be a positive int or -1 (unlimited), got {ends!r}")
+    return ends
 
 
 def first_seat_after(first_seat: Seat, end_score: Score, config: GameConfig) -> Seat:
@@ -183,10 +234,10 @@ class GameState:
         """True once the last end is scored (never in unlimited mode)."""
         return not self.config.unlimited and len(self.end_scores) >= self.config.ends
 
-    def result_for(self, seat: Seat) -> Literal["WIN", "LOSE", "DRAW"]:
+    def result_for(self, seat: Seat) -> Result:
         """GAMEOVER word for ``seat`` from the totals (the standing, if the game is not over)."""
         mine, theirs = self.totals if seat == 0 else self.totals[::-1]
-        return "WIN" if mine > theirs else "LOSE" if mine < theirs else "DRAW"
+        return result_of(mine, theirs)
 
     def setstate_fields(self) -> tuple[int, int, int, int]:
         """``(shot, end, total, next)`` exactly as ``SETSTATE`` sends them."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -78,6 +79,12 @@ def test_match_result__draws_count_half() -> None:
     match = MatchResult(a="x", b="y", ends=1, seed=0, games=(game, game), a_seats=(0, 1))
     assert (match.wins, match.draws, match.losses) == (0, 2, 0)
     assert match.win_rate == 0.5 and match.mean_diff == 0.0
+
+
+def test_match_result__no_games_has_no_win_rate() -> None:
+    match = MatchResult(a="x", b="y", ends=1, seed=0, games=(), a_seats=())
+    assert (match.wins, match.draws, match.losses) == (0, 0, 0)
+    assert math.isnan(match.win_rate) and math.isnan(match.stderr)
 
 
 def test_strength__each_low_level_beats_the_one_below() -> None:
@@ -213,3 +220,10 @@ def test_cli_match__a_bot_named_first_is_player1_in_game_1(
     assert first_stones == [1, 0]  # it throws second in game 1, first in game 2
     data = json.loads(capsys.readouterr().out)
     assert data["games"] == 2 and data["losses"] == 2  # counted from A's (the robot's) view
+
+
+def test_match_summary__draws_count_half_and_no_games_has_no_rate() -> None:
+    from rllib_curling.cli.commands.match import summary
+
+    assert "win rate 62.5 %" in summary("a", 2, 1, 1, 3.0, 2.0)
+    assert "win rate -," in summary("a", 0, 0, 0, math.nan, math.nan)

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+from rllib_curling.cli import CommandError, UsageError, dispatch
+from rllib_curling.cli.options import SearchOptions, level_list, level_range, load_player
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -37,3 +42,89 @@ def test_dispatch__help_prints_in_any_console_code_page(
     expected = line.encode(encoding, "replace").decode(encoding)
     assert expected in " ".join(out.split()), out
     assert ("数字冰壶" in out) == (encoding != "cp1252" and "数字冰壶" in line)
+
+
+def _parser(error: Exception) -> argparse.ArgumentParser:
+    """``demo go``: a command that raises ``error``."""
+    parser = argparse.ArgumentParser(prog="demo")
+    sub = parser.add_subparsers(dest="command")
+
+    def run(args: argparse.Namespace) -> int:
+        raise error
+
+    sub.add_parser("go").set_defaults(func=run)
+    return parser
+
+
+@pytest.mark.parametrize(
+    ("error", "code"), [(UsageError("--a and --b exclude each other"), 2), (CommandError("x"), 1)]
+)
+def test_dispatch__command_error_is_one_line_and_its_exit_code(
+    error: CommandError, code: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert dispatch(_parser(error), ["go"]) == code
+    assert capsys.readouterr().err == f"demo go: {error}\n"
+
+
+def test_dispatch__other_exceptions_are_not_swallowed() -> None:
+    with pytest.raises(ZeroDivisionError):
+        dispatch(_parser(ZeroDivisionError()), ["go"])
+
+
+def test_simulate__bad_flags_raise_usage_error_through_dispatch(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from rllib_curling.cli.curling import main
+
+    assert main(["simulate", "--slot", "16", "--v", "3"]) == 2
+    assert capsys.readouterr().err == "curling simulate: --slot must be 0-15, got 16\n"
+
+
+def test_level_range__is_the_bots_levels() -> None:
+    assert level_range() == "0-8"
+
+
+def test_level_list__parses_and_checks_each_level() -> None:
+    parse = level_list("opponent")
+    assert parse("2") == (2,) and parse(" 2, 4,8 ") == (2, 4, 8)
+    with pytest.raises(argparse.ArgumentTypeError, match=r"opponent must be one of \[0, 1"):
+        parse("2,9")
+    with pytest.raises(argparse.ArgumentTypeError, match="levels like 2 or 2,4,6: 'two'"):
+        parse("two")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["dataset", "out", "--opponents", "4,9"],
+        ["improve", "builtin", "out", "--opponents", "4,x"],
+        ["match", "1", "0", "--ends", "0"],
+        ["ladder", "--games", "0"],
+    ],
+)
+def test_shared_options__bad_values_are_argparse_errors(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rllib_curling.cli.curling import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    assert f"curling {argv[0]}: error: argument {argv[-2]}: " in capsys.readouterr().err
+
+
+def test_load_player__a_folder_without_a_checkpoint_is_a_usage_error(tmp_path: Path) -> None:
+    pytest.importorskip("ray", reason="needs the rl extra")
+    with pytest.raises(UsageError, match=str(tmp_path)):
+        load_player(str(tmp_path), "default_policy", SearchOptions())
+
+
+def test_play__a_folder_without_a_checkpoint_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("ray", reason="needs the rl extra")
+    from rllib_curling.cli.curling import main
+
+    assert main(["play", "--checkpoint", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("curling play: ") and err.count("\n") == 1

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from rllib_curling.cli.commands import rate
+from rllib_curling.cli.commands import rate, rate_games
 from rllib_curling.cli.commands.evaluate import EVAL_SEED
 from rllib_curling.cli.curling import main
+from rllib_curling.cli.options import SearchOptions
 
 pytest_plugins = ("rl_fixtures",)  # fixtures: tiny_checkpoint
 
@@ -81,7 +82,6 @@ def test_rate__seeds_are_not_evaluation_seeds() -> None:
         (["0", "bot:0"], "listed twice"),
         (["0", "tcp:127.0.0.1:7001", "tcp:127.0.0.1:7002"], "at most one player"),
         (["0", "1", "--anchor", "5"], "--anchor '5' is not one of"),
-        (["0", "1", "--games", "0"], "must be >= 1"),
     ],
 )
 def test_rate__bad_input_is_one_line_and_exit_2(
@@ -90,6 +90,18 @@ def test_rate__bad_input_is_one_line_and_exit_2(
     assert main(["rate", *players]) == 2
     err = capsys.readouterr().err
     assert err.startswith("curling rate: ") and err.count("\n") == 1 and message in err
+
+
+@pytest.mark.parametrize("flag", ["--games", "--ends", "--workers"])
+def test_rate__counts_below_one_are_refused_by_the_shared_option_type(
+    flag: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["rate", "0", "1", flag, "0"])
+    assert exit_info.value.code == 2
+    assert f"curling rate: error: argument {flag}: must be at least 1, got 0" in (
+        capsys.readouterr().err
+    )
 
 
 def test_rate__missing_extras_name_the_install_command(
@@ -125,21 +137,21 @@ def test_rate__checkpoints_against_a_level_and_each_other(
 
 
 def test_parse_entrant__builtin_and_a_checkpoints_policy_without_search(tmp_path: Path) -> None:
-    assert rate.parse_entrant("builtin") == rate.Entrant("builtin", path="builtin")
-    bare = rate.parse_entrant("policy:builtin")
+    assert rate_games.parse_entrant("builtin") == rate_games.Entrant("builtin", path="builtin")
+    bare = rate_games.parse_entrant("policy:builtin")
     assert (bare.name, bare.path, bare.no_search, bare.kind) == (
         "policy:builtin", "builtin", True, "checkpoint"
     )  # fmt: skip
-    assert rate.parse_entrant(f"policy:{tmp_path}").path == str(tmp_path)
+    assert rate_games.parse_entrant(f"policy:{tmp_path}").path == str(tmp_path)
     with pytest.raises(ValueError, match="no such directory"):
-        rate.parse_entrant(f"policy:{tmp_path / 'nope'}")
+        rate_games.parse_entrant(f"policy:{tmp_path / 'nope'}")
 
 
 def test_load_policies__policy_entrant_plays_without_search_builtin_with_it() -> None:
-    entrants = [rate.parse_entrant("policy:builtin"), rate.parse_entrant("builtin")]
-    players = rate._load_policies(entrants, "default_policy")
+    entrants = [rate_games.parse_entrant("policy:builtin"), rate_games.parse_entrant("builtin")]
+    players = rate._load_policies(entrants, "default_policy", SearchOptions())
     assert isinstance(players, dict)
     assert players["policy:builtin"].search is None  # the network alone
     assert players["builtin"].search is not None and players["builtin"].search.k == 8
-    players = rate._load_policies(entrants, "default_policy", search=4)
+    players = rate._load_policies(entrants, "default_policy", SearchOptions(search=4))
     assert players["policy:builtin"].search is None and players["builtin"].search.k == 4

@@ -62,6 +62,11 @@ def test_config_ini__sets_the_port_and_flags_win(tmp_path: Path) -> None:
         read_platform_ini(tmp_path / "missing.ini")
 
 
+def test_server_flags__defaults_are_server_configs() -> None:
+    config = build_config(build_parser().parse_args(["server"]))
+    assert config == ServerConfig()
+
+
 def test_server_config__unknown_key_lists_the_valid_ones() -> None:
     with pytest.raises(ConfigError, match="valid"):
         ServerConfig.from_dict({"tcp_prot": 1})

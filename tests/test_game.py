@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+import math
 import sys
 import types
 from typing import Any
@@ -13,7 +15,17 @@ from positions import CENTRE_GUARD, GUARD, TX, at, pos, random_layouts
 
 from rllib_curling import rules
 from rllib_curling.errors import ConfigError, InvalidThrowError, RuleError
-from rllib_curling.game import Game, GameConfig, GameState, Transition, first_seat_after
+from rllib_curling.game import (
+    Game,
+    GameConfig,
+    GameState,
+    Result,
+    Transition,
+    check_ends,
+    first_seat_after,
+    result_of,
+    score_rate,
+)
 
 
 def play_end(state: GameState, final: np.ndarray) -> Transition:
@@ -316,3 +328,47 @@ def test_settle__states_equal_the_dataclass_built_ones_on_random_positions() -> 
         assert shown.position.dtype == np.float64 and shown.position.shape == (16, 2)
         with pytest.raises(ValueError):
             shown.position[0, 0] = 1.0
+
+
+def test_result__draw_scores_half() -> None:
+    assert [r.points for r in (Result.WIN, Result.DRAW, Result.LOSE)] == [1.0, 0.5, 0.0]
+
+
+def test_result__is_the_gameover_word() -> None:
+    assert Result("DRAW") is Result.DRAW and Result.WIN == "WIN"
+    assert f"{Result.LOSE}" == str(Result.LOSE) == "LOSE"
+    assert json.dumps([Result.WIN]) == '["WIN"]'
+    with pytest.raises(ValueError):
+        Result("TIE")
+
+
+@pytest.mark.parametrize(
+    ("mine", "theirs", "result"),
+    [(3, 1, Result.WIN), (2, 2, Result.DRAW), (0, 0, Result.DRAW), (1, 4, Result.LOSE)],
+)
+def test_result_of__from_totals(mine: int, theirs: int, result: Result) -> None:
+    assert result_of(mine, theirs) is result
+
+
+def test_score_rate__draws_count_half() -> None:
+    assert score_rate(wins=3, draws=2, games=8) == pytest.approx(0.5)
+
+
+def test_score_rate__no_games_is_nan() -> None:
+    assert math.isnan(score_rate(0, 0, 0))
+
+
+def test_result_for__returns_a_result() -> None:
+    state = Game.init(GameConfig(ends=4))
+    assert state.result_for(0) is Result.DRAW
+
+
+@pytest.mark.parametrize("ends", [1, 4, 8, -1])
+def test_check_ends__positive_or_unlimited(ends: int) -> None:
+    assert check_ends(ends) == ends
+
+
+@pytest.mark.parametrize("ends", [0, -2, True, 4.0, "4"])
+def test_check_ends__refuses_the_rest(ends: object) -> None:
+    with pytest.raises(ConfigError, match="ends must be a positive int or -1"):
+        check_ends(ends)

@@ -58,3 +58,35 @@ def test_set_env_opponents__reaches_every_sub_env(kind: str) -> None:
         assert all(e.opponents == {2: 0.5, 5: 0.5} for e in subs)
     finally:
         env.close()
+
+
+class _Episode:
+    """What ``on_episode_end`` reads of an episode: the infos of its steps."""
+
+    def __init__(self, info: dict) -> None:
+        self.info = info
+
+    def get_infos(self, index: int) -> dict:
+        return self.info
+
+
+@pytest.mark.parametrize(("result", "win_rate"), [("WIN", 1.0), ("DRAW", 0.5), ("LOSE", 0.0)])
+def test_curling_metrics__win_rate_counts_a_draw_half(result: str, win_rate: float) -> None:
+    from ray.rllib.utils.metrics.metrics_logger import MetricsLogger
+
+    logger = MetricsLogger()
+    info = {"result": result, "score": (2, 1), "opponent": 3}
+    CurlingMetrics().on_episode_end(episode=_Episode(info), metrics_logger=logger)
+    assert logger.peek("win_rate") == win_rate
+    assert logger.peek(("opponents", "L3", "score_rate")) == win_rate
+    assert logger.peek("draw_rate") == float(result == "DRAW")
+    assert (logger.peek("points_for"), logger.peek("points_against")) == (2.0, 1.0)
+
+
+def test_curling_metrics__a_game_without_result_logs_nothing() -> None:
+    from ray.rllib.utils.metrics.metrics_logger import MetricsLogger
+
+    logger = MetricsLogger()
+    info = {"result": None, "score": (0, 0)}
+    CurlingMetrics().on_episode_end(episode=_Episode(info), metrics_logger=logger)
+    assert not logger.reduce()

@@ -8,7 +8,8 @@ ice), so a game is a pure function of the bots and the seed. ``play_match`` play
 ``numpy.random.default_rng([seed, g])`` and swaps seats every game: in even games bot ``a`` is
 Player1 (throws first, no hammer in end 1), in odd games it is Player2.
 
-Counting: a match is counted from ``a``'s view. ``win_rate`` counts a draw as half a win.
+Counting: a match is counted from ``a``'s view. ``win_rate`` counts a draw as half a win
+(``game.score_rate``; NaN for a match of no games).
 """
 
 from __future__ import annotations
@@ -23,7 +24,15 @@ import numpy as np
 
 from rllib_curling.bots.base import Bot
 from rllib_curling.bots.levels import make_bot
-from rllib_curling.game import Game, GameConfig, GameState, Transition
+from rllib_curling.game import (
+    Game,
+    GameConfig,
+    GameState,
+    Result,
+    Transition,
+    result_of,
+    score_rate,
+)
 
 #: ``on_throw(transition, after, throw, ice)``: called after each throw with the state after it
 #: (any centre-line choice applied) and a copy of the ice generator as it was before the throw
@@ -47,10 +56,10 @@ class GameResult:
     def totals(self) -> tuple[int, int]:
         return (sum(s[0] for s in self.end_scores), sum(s[1] for s in self.end_scores))
 
-    def result_for(self, seat: int) -> str:
-        """``"WIN"``, ``"LOSE"`` or ``"DRAW"`` for ``seat``."""
+    def result_for(self, seat: int) -> Result:
+        """``Result.WIN``, ``LOSE`` or ``DRAW`` (``"WIN"``, ...) for ``seat``."""
         mine, theirs = self.totals if seat == 0 else self.totals[::-1]
-        return "WIN" if mine > theirs else "LOSE" if mine < theirs else "DRAW"
+        return result_of(mine, theirs)
 
 
 def play_game(
@@ -122,28 +131,33 @@ class MatchResult:
         return len(self.games)
 
     @property
+    def results(self) -> tuple[Result, ...]:
+        """``a``'s result in each game."""
+        return tuple(result_of(a, b) for a, b in self.points)
+
+    @property
     def wins(self) -> int:
-        return sum(a > b for a, b in self.points)
+        return self.results.count(Result.WIN)
 
     @property
     def draws(self) -> int:
-        return sum(a == b for a, b in self.points)
+        return self.results.count(Result.DRAW)
 
     @property
     def losses(self) -> int:
-        return sum(a < b for a, b in self.points)
+        return self.results.count(Result.LOSE)
 
     @property
     def win_rate(self) -> float:
-        """(wins + draws / 2) / games."""
-        return (self.wins + 0.5 * self.draws) / self.n if self.n else math.nan
+        """(wins + draws / 2) / games (``game.score_rate``: NaN for no games)."""
+        return score_rate(self.wins, self.draws, self.n)
 
     @property
     def stderr(self) -> float:
-        """Standard error of ``win_rate`` (per-game outcomes 1, 1/2, 0)."""
+        """Standard error of ``win_rate`` (per-game ``Result.points``: 1, 1/2, 0)."""
         if self.n < 2:
             return math.nan
-        per_game = [1.0 if a > b else 0.5 if a == b else 0.0 for a, b in self.points]
+        per_game = [r.points for r in self.results]
         return float(np.std(per_game, ddof=1) / math.sqrt(self.n))
 
     @property

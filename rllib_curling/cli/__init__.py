@@ -3,6 +3,11 @@
 One module per subcommand in ``cli/commands/``: each defines ``add_parser(subparsers)`` (which
 registers the subcommand and sets ``func``) and keeps heavy imports inside its ``run(args)``, so
 ``curling server --help`` imports neither Ray, torch nor Gymnasium.
+
+**Errors.** argparse's ``type=`` converters raise ``argparse.ArgumentTypeError`` (argparse's
+idiom: usage line, ``curling X: error: ...``, exit 2). A command's own checks and failures raise
+``UsageError`` (bad input: exit 2) or ``CommandError`` (it could not be done: exit 1);
+``dispatch`` alone turns them into one line on stderr, ``curling X: message``, and the exit code.
 """
 
 from __future__ import annotations
@@ -11,8 +16,23 @@ import argparse
 import sys
 
 
+class CommandError(Exception):
+    """A command could not do its work (a server that cannot start, ...): ``dispatch`` prints
+    ``curling X: <message>`` on stderr and exits with ``code`` (1)."""
+
+    code = 1
+
+
+class UsageError(CommandError):
+    """Bad input to a command (flag values that do not go together, a missing file, ...):
+    ``curling X: <message>`` on stderr, exit code 2."""
+
+    code = 2
+
+
 def dispatch(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
-    """Parse ``argv`` and run the chosen subcommand's ``func``; help and exit 2 without one."""
+    """Parse ``argv`` and run the chosen subcommand's ``func``; help and exit 2 without one.
+    A ``CommandError`` becomes one line on stderr and its exit code (module doc)."""
     _replace_unencodable_output()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -20,6 +40,9 @@ def dispatch(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
+    except CommandError as exc:
+        print(f"{parser.prog} {args.command}: {exc}", file=sys.stderr, flush=True)
+        return exc.code
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -52,7 +52,7 @@ import numpy as np
 
 from rllib_curling import observation
 from rllib_curling.errors import ConfigError
-from rllib_curling.game import RESULT_SCORE
+from rllib_curling.game import Result
 
 #: First word of every game's seed: keeps dataset games apart from any other seeded games.
 DATASET_SEED_TAG = 7_245_001
@@ -189,7 +189,7 @@ def play_teacher_game(
             new_obs=teacher_observation(after, seat),
             terminateds=done, truncateds=False,
             end_points=np.float32(scores[turns[k].end]),
-            result=np.float32(RESULT_SCORE[result]),
+            result=np.float32(Result(result).points),
         )  # fmt: skip
     return rows
 

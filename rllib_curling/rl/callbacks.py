@@ -4,11 +4,19 @@
 
 | result key (under ``env_runners/``)   | what                                                   |
 |---------------------------------------|--------------------------------------------------------|
-| ``win_rate``, ``draw_rate``           | 1 for a win (a draw), else 0; mean of the last 100     |
+| ``win_rate``                          | the win rate, draws half: 1 / ½ / 0 for a win / draw / |
+|                                       | loss (``game.Result.points``); mean of the last 100    |
+| ``draw_rate``                         | 1 for a draw, else 0; mean of the last 100             |
 | ``points_for``, ``points_against``    | the game's total points; mean of the last 100          |
-| ``opponents/L{n}/score_rate``         | 1 / ½ / 0 for a win / draw / loss against level n;     |
+| ``opponents/L{n}/score_rate``         | the same win rate (draws half) against level n only:   |
 |                                       | mean of the last ``window`` games against it           |
 | ``opponents/L{n}/games``              | games against level n since training started           |
+
+**Win rate** has one meaning in the package: wins + draws / 2 over the games (``game.Result``
+and ``game.score_rate``), as ``curling match``, ``curling ladder``, ``curling rate``,
+``rllib evaluate`` and the league count it. (Until issue 27 ``env_runners/win_rate`` counted
+wins only; the wins alone are ``win_rate - draw_rate / 2``.) A metric over no games is not
+logged: RLlib reports NaN for a window with no values, and ``WinRates`` skips it.
 
 After each training iteration it adds ``curling/env_steps_per_s`` (env steps sampled per second
 of that iteration) and ``curling/opponent``: the built-in level the env plays (with a mixture, the
@@ -40,7 +48,7 @@ from ray.rllib.callbacks.callbacks import RLlibCallback
 from ray.rllib.utils.annotations import override
 
 from rllib_curling.env.config import CurlingEnvConfig, CurriculumConfig
-from rllib_curling.game import RESULT_SCORE
+from rllib_curling.game import Result
 
 WINDOW = 100
 STEPS_KEY = "num_env_steps_sampled_lifetime"
@@ -51,6 +59,28 @@ def opponent_key(level: int | str) -> str:
     hand infos over as numpy arrays), ``external``."""
     text = str(level)
     return f"L{text}" if text.isdigit() else text
+
+
+def game_result(info: Any) -> Result | None:
+    """The learner's result in the last info of a finished curling game, None if there is
+    none (a truncated game, another env's info)."""
+    if not isinstance(info, dict):
+        return None
+    try:
+        return Result(info.get("result"))
+    except ValueError:
+        return None
+
+
+def log_game(metrics_logger: Any, result: Result, score: tuple[int, int]) -> None:
+    """Log one finished game of the learner: ``win_rate`` (its ``Result.points``: draws half),
+    ``draw_rate``, ``points_for`` and ``points_against`` (``score``: mine, theirs), each the mean
+    of the last ``WINDOW`` games."""
+    mine, theirs = score
+    metrics_logger.log_value("win_rate", result.points, window=WINDOW)
+    metrics_logger.log_value("draw_rate", float(result is Result.DRAW), window=WINDOW)
+    metrics_logger.log_value("points_for", float(mine), window=WINDOW)
+    metrics_logger.log_value("points_against", float(theirs), window=WINDOW)
 
 
 class SamplingSpeed:
@@ -96,7 +126,8 @@ class WinRates:
                 history.pop(0)
 
     def rates(self) -> dict[str, float]:
-        """Each opponent's win rate over (up to) its last ``window`` games."""
+        """Each opponent's win rate (draws half) over (up to) its last ``window`` games; an
+        opponent without a game yet is left out."""
         out = {}
         for name, history in self._history.items():
             left, total = self.window, 0.0
@@ -121,8 +152,9 @@ def set_env_opponents(env: Any, weights: dict[int | str, float]) -> int:
 
 
 class CurlingMetrics(RLlibCallback):
-    """Logs win rate and points of each finished single-agent curling game (per opponent too),
-    the sampling speed and opponent of each iteration, and runs the curriculum (module doc)."""
+    """Logs win rate (draws half) and points of each finished single-agent curling game (per
+    opponent too), the sampling speed and opponent of each iteration, and runs the curriculum
+    (module doc)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -140,19 +172,15 @@ class CurlingMetrics(RLlibCallback):
             info = episode.get_infos(-1)
         except (IndexError, KeyError, TypeError):
             return
-        if not isinstance(info, dict) or info.get("result") not in RESULT_SCORE:
+        result = game_result(info)
+        if result is None:
             return
-        mine, theirs = info["score"]
-        metrics_logger.log_value("win_rate", float(info["result"] == "WIN"), window=WINDOW)
-        metrics_logger.log_value("draw_rate", float(info["result"] == "DRAW"), window=WINDOW)
-        metrics_logger.log_value("points_for", float(mine), window=WINDOW)
-        metrics_logger.log_value("points_against", float(theirs), window=WINDOW)
+        log_game(metrics_logger, result, info["score"])
         opponent = info.get("opponent")
         if opponent is not None:
             group = ("opponents", opponent_key(opponent))
             window = self._curriculum.window if self._curriculum else WINDOW
-            score = RESULT_SCORE[info["result"]]
-            metrics_logger.log_value((*group, "score_rate"), score, window=window)
+            metrics_logger.log_value((*group, "score_rate"), result.points, window=window)
             metrics_logger.log_value((*group, "games"), 1, reduce="lifetime_sum")
 
     @override(RLlibCallback)

@@ -36,8 +36,9 @@ against it still under way finishes against the new weights).
 
 **Metrics** (training results): ``league/size``, ``league/snapshots``, ``league/weights/<name>``
 (probabilities), ``league/win_rate/<name>`` and ``league/games/<name>`` (lifetime); and, as
-``CurlingMetrics`` gives single-agent runs, ``env_runners/win_rate``, ``draw_rate``,
-``points_for``, ``points_against`` over all the learner's games, and ``curling/env_steps_per_s``.
+``CurlingMetrics`` gives single-agent runs (``rl.callbacks.log_game``), ``env_runners/win_rate``
+(draws half, as every win rate here), ``draw_rate``, ``points_for``, ``points_against`` over all
+the learner's games, and ``curling/env_steps_per_s``.
 """
 
 from __future__ import annotations
@@ -59,8 +60,7 @@ from rllib_curling.env.league import (
     snapshot_slot,
 )
 from rllib_curling.errors import ConfigError
-from rllib_curling.game import RESULT_SCORE
-from rllib_curling.rl.callbacks import WINDOW, SamplingSpeed, WinRates
+from rllib_curling.rl.callbacks import SamplingSpeed, WinRates, game_result, log_game
 
 
 def league_mapping_fn(agent_id: Any, episode: Any = None, **kwargs: Any) -> str:
@@ -118,7 +118,7 @@ def learner_final_info(episode: Any) -> dict[str, Any] | None:
         info = learner.get_infos(-1)
     except (IndexError, KeyError, TypeError):
         return None
-    return info if isinstance(info, dict) and info.get("result") in RESULT_SCORE else None
+    return info if game_result(info) is not None else None
 
 
 def set_league_on_runner(env_runner: Any, weights: dict[str, float]) -> int:
@@ -153,15 +153,11 @@ class LeagueCallback(RLlibCallback):
             return
         runner = kwargs.get("env_runner")
         window = _league_config(getattr(runner, "config", None)).window
-        opponent, result = info["opponent"], info["result"]
-        mine, theirs = info["score"]
-        metrics_logger.log_value(("league", "win_rate", opponent), RESULT_SCORE[result],
-                                 window=window)  # fmt: skip
+        opponent, result = info["opponent"], game_result(info)
+        assert result is not None  # learner_final_info checked it
+        metrics_logger.log_value(("league", "win_rate", opponent), result.points, window=window)
         metrics_logger.log_value(("league", "games", opponent), 1, reduce="lifetime_sum")
-        metrics_logger.log_value("win_rate", float(result == "WIN"), window=WINDOW)
-        metrics_logger.log_value("draw_rate", float(result == "DRAW"), window=WINDOW)
-        metrics_logger.log_value("points_for", float(mine), window=WINDOW)
-        metrics_logger.log_value("points_against", float(theirs), window=WINDOW)
+        log_game(metrics_logger, result, info["score"])
 
     @override(RLlibCallback)
     def on_algorithm_init(self, *, algorithm: Any, **kwargs: Any) -> None:

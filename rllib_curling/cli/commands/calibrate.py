@@ -17,9 +17,10 @@ import argparse
 import csv
 import json
 import math
-import sys
 from pathlib import Path
 from typing import Any
+
+from rllib_curling.cli import UsageError
 
 #: physics.md §3 targets: (figure, limit) — a figure passes when it is at most its limit.
 TARGETS = {
@@ -59,9 +60,7 @@ def run(args: argparse.Namespace) -> int:
     from rllib_curling.physics import ICE_MODELS
 
     if args.ice not in ICE_MODELS:
-        print(f"curling calibrate: unknown --ice {args.ice!r}; known: {', '.join(ICE_MODELS)}",
-              file=sys.stderr)  # fmt: skip
-        return 2
+        raise UsageError(f"unknown --ice {args.ice!r}; known: {', '.join(ICE_MODELS)}")
     model = ICE_MODELS[args.ice]
     try:
         report = (
@@ -70,8 +69,7 @@ def run(args: argparse.Namespace) -> int:
             else {str(path): _table_report(path, model, args.details) for path in args.tables}
         )
     except (ConfigError, OSError, ValueError) as exc:
-        print(f"curling calibrate: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from None
     if args.json:
         print(json.dumps(report))
     else:

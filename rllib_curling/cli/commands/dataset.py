@@ -13,7 +13,8 @@ import sys
 import time
 from typing import Any
 
-from rllib_curling.cli.options import positive_int
+from rllib_curling.cli import UsageError
+from rllib_curling.cli.options import add_ends, level_list, positive_int
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -43,11 +44,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "whose agent plays as it does by default, its search included (expert iteration)",
     )  # fmt: skip
     p.add_argument(
-        "--opponents", default=",".join(map(str, d.opponents)),
+        "--opponents", type=level_list("opponent"), default=",".join(map(str, d.opponents)),
         help=f"opponent levels, in turn ({','.join(map(str, d.opponents))})",
     )  # fmt: skip
     p.add_argument("--games", type=positive_int, default=d.games, help=f"games ({d.games})")
-    p.add_argument("--ends", type=positive_int, default=d.ends, help=f"ends per game ({d.ends})")
+    add_ends(p, d.ends)
     p.add_argument(
         "--games-per-shard", type=positive_int, default=d.games_per_shard,
         help=f"games per Ray task and Parquet shard ({d.games_per_shard})",
@@ -58,19 +59,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _levels(text: str) -> tuple[int, ...]:
-    try:
-        return tuple(int(part) for part in text.split(",") if part.strip())
-    except ValueError:
-        raise ValueError(f"--opponents takes levels like 4,6,8, got {text!r}") from None
-
-
 def _teacher(text: str) -> int | str:
     return int(text) if text.strip().lstrip("-").isdigit() else text
 
 
-def _make_teacher(teacher: int | str) -> Any:
-    """``make_teacher`` for a checkpoint teacher (its path made absolute), else None."""
+def make_teacher_of(teacher: int | str) -> Any:
+    """``generate``'s ``make_teacher`` for a checkpoint teacher (its path made absolute), else
+    None (a level teaches itself); loads the checkpoint now, so a bad one fails in one line."""
     if not isinstance(teacher, str):
         return None
     import functools
@@ -89,15 +84,14 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         config = DatasetConfig(
-            teacher=args.teacher, opponents=_levels(args.opponents), games=args.games,
+            teacher=args.teacher, opponents=args.opponents, games=args.games,
             ends=args.ends, games_per_shard=args.games_per_shard, seed=args.seed,
         )  # fmt: skip
-        make_teacher = _make_teacher(config.teacher)
+        make_teacher = make_teacher_of(config.teacher)
     except (ConfigError, ValueError, FileNotFoundError) as exc:
-        print(f"curling dataset: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from None
     start = time.perf_counter()
-    _init_ray(args.address)
+    init_ray(args.address)
     try:
         from pathlib import Path
 
@@ -110,11 +104,10 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr, flush=True,
         )  # fmt: skip
         summaries = generate(
-            args.out, config, progress=_progress_line(start, todo), make_teacher=make_teacher
+            args.out, config, progress=progress_line(start, todo), make_teacher=make_teacher
         )
     except ConfigError as exc:
-        print(f"curling dataset: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from None
     rows = sum(s["rows"] for s in summaries)
     result = {"out": args.out, "shards_played": len(summaries), "rows": rows,
               "seconds": round(time.perf_counter() - start, 1)}  # fmt: skip
@@ -126,7 +119,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _init_ray(address: str | None) -> None:
+def init_ray(address: str | None) -> None:
+    """Start Ray for the games (``address``: a cluster's, else a local Ray) unless it runs,
+    quietly: no dashboard, no worker logs, no Ray Data progress bars."""
     import logging
 
     import ray
@@ -139,7 +134,10 @@ def _init_ray(address: str | None) -> None:
     ray.data.DataContext.get_current().enable_progress_bars = False
 
 
-def _progress_line(start: float, todo: int) -> Any:
+def progress_line(start: float, todo: int) -> Any:
+    """``generate``'s ``progress``: one stderr line per shard played, with the time left
+    (``todo``: the shards this run plays, from ``start``)."""
+
     def progress(summary: dict[str, Any], done: int, total: int) -> None:
         played = done - (total - todo)
         elapsed = time.perf_counter() - start

@@ -18,9 +18,21 @@ import json
 import sys
 import tempfile
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rllib_curling.cli.options import add_search_options, positive_int
+from rllib_curling.cli import CommandError, UsageError
+from rllib_curling.cli.options import (
+    SearchOptions,
+    add_ends,
+    add_search_options,
+    level_list,
+    level_range,
+    load_player,
+    positive_int,
+)
+
+if TYPE_CHECKING:
+    from rllib_curling.game import Result
 
 #: Base seed of evaluation games: opponent level L plays with seed EVAL_SEED + L.
 EVAL_SEED = 1_000_000
@@ -41,8 +53,21 @@ class EvaluationResult:
 
     @property
     def win_rate(self) -> float:
-        """(wins + draws / 2) / games."""
-        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
+        """(wins + draws / 2) / games (``game.score_rate``; ``--episodes`` is at least 1)."""
+        from rllib_curling.game import score_rate
+
+        return score_rate(self.wins, self.draws, self.games)
+
+    def add(self, result: Result, mine: int, theirs: int) -> None:
+        """Count one game: ``result`` and its totals from the policy's view."""
+        from rllib_curling.game import Result
+
+        self.games += 1
+        self.wins += result is Result.WIN
+        self.draws += result is Result.DRAW
+        self.losses += result is Result.LOSE
+        self.points_for += mine
+        self.points_against += theirs
 
     def as_dict(self) -> dict[str, Any]:
         n = max(self.games, 1)
@@ -50,19 +75,6 @@ class EvaluationResult:
         out.update(win_rate=self.win_rate, mean_points_for=self.points_for / n,
                    mean_points_against=self.points_against / n)  # fmt: skip
         return out
-
-
-def _levels(text: str) -> list[int]:
-    from rllib_curling.bots import check_level
-
-    try:
-        return [check_level(int(part), "opponent") for part in text.split(",") if part.strip()]
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(
-            f"{exc}"
-            if "opponent" in str(exc)
-            else f"opponents are levels like 2 or 2,4,6: {text!r}"
-        ) from None
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -75,9 +87,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("checkpoint", help="a checkpoint, a trial/experiment directory, an agent "
                    "folder, or builtin (the agent shipped in the package)")  # fmt: skip
     p.add_argument("--episodes", type=positive_int, default=20, help="games per opponent (20)")
-    p.add_argument("--opponent", type=_levels, default=[2], metavar="L[,L...]",
-                   help="built-in levels 0-8 to play, e.g. 2 or 2,4,6,8 (default 2)")  # fmt: skip
-    p.add_argument("--ends", type=positive_int, default=4, help="ends per game (default 4)")
+    p.add_argument("--opponent", type=level_list("opponent"), default=(2,), metavar="L[,L...]",
+                   help=f"built-in levels {level_range()} to play, e.g. 2 or 2,4,6,8 "
+                   "(default 2)")  # fmt: skip
+    add_ends(p)
     p.add_argument("--seed", type=int, default=EVAL_SEED,
                    help=f"base seed; level L uses seed + L (default {EVAL_SEED})")  # fmt: skip
     p.add_argument("--server", default="auto", help="'auto' (default) or host:port")
@@ -110,6 +123,7 @@ def evaluate(
     ``watch``: env_config keys of the private server's web page (``http_port``, ``log_dir``).
     """
     from rllib_curling.env.curling_env import CurlingEnv
+    from rllib_curling.game import Result, result_of
     from rllib_curling.rl.policy_player import PolicyPlayer
 
     player = player or PolicyPlayer.from_checkpoint(checkpoint, module_id)
@@ -127,15 +141,8 @@ def evaluate(
                 obs, _, terminated, truncated, info = env.step(player.act(obs, env.client))
                 done = terminated or truncated
             mine, theirs = info["score"]
-            outcome = info["result"] or (
-                "WIN" if mine > theirs else "LOSE" if mine < theirs else "DRAW"
-            )
-            result.games += 1
-            result.wins += outcome == "WIN"
-            result.draws += outcome == "DRAW"
-            result.losses += outcome == "LOSE"
-            result.points_for += mine
-            result.points_against += theirs
+            outcome = Result(info["result"]) if info["result"] else result_of(mine, theirs)
+            result.add(outcome, mine, theirs)
             line = (
                 f"level {opponent} game {game}: {outcome} {mine}-{theirs} "
                 f"({'no hammer' if first else 'hammer'} in end 1) ends {info['end_scores']}"
@@ -163,25 +170,18 @@ def table(results: list[EvaluationResult]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from rllib_curling.rl.checkpoints import find_checkpoint
-    from rllib_curling.rl.policy_player import PolicyPlayer
 
     try:
         path = find_checkpoint(args.checkpoint)
-        player = PolicyPlayer.from_checkpoint(
-            str(path),
-            args.module_id,
-            search=args.search,
-            samples=args.samples,
-            seed=args.seed,
-            value_weight=args.value_weight,
-        )
     except (FileNotFoundError, ValueError) as exc:
-        print(f"rllib evaluate: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from None
+    options = SearchOptions.from_args(args)
+    player = load_player(str(path), args.module_id, options, seed=args.seed)
     if args.watch and args.server != "auto":
-        print("rllib evaluate: --watch needs --server auto (a server of your own shows its "
-              "games with `curling server --http-port PORT`)", file=sys.stderr)  # fmt: skip
-        return 2
+        raise UsageError(
+            "--watch needs --server auto (a server of your own shows its games with "
+            "`curling server --http-port PORT`)"
+        )
     if not args.json:
         print(f"evaluating {path}", flush=True)
     with tempfile.TemporaryDirectory(prefix="rllib-evaluate-") as records:
@@ -226,7 +226,6 @@ def _show_all(records: str, port: int, out: Any) -> int:
         hub = replay_hub(files, title="rllib evaluate", finished_only=True)
         web = WebHandle(hub, "127.0.0.1", port)
     except (ConfigError, ServerStartError) as exc:
-        print(f"rllib evaluate: {exc}", file=sys.stderr)
-        return 1
+        raise CommandError(str(exc)) from None
     web.serve_until_ctrl_c(f"all {len(hub.games())} games stay on {web.url} until Ctrl+C", out)
     return 0

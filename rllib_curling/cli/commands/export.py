@@ -9,9 +9,9 @@ the agent shipped in the package (``builtin``) is one.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
+from rllib_curling.cli import UsageError
 from rllib_curling.cli.options import positive_int, unit_float
 
 
@@ -49,8 +49,7 @@ def run(args: argparse.Namespace) -> int:
         search = {"k": args.search or 0, "value_weight": args.value_weight}
         out = export_agent(path, args.out, module_id=args.module_id, search=search, card=card)
     except (FileNotFoundError, ValueError, OSError) as exc:
-        print(f"curling export: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from None
     size = sum(f.stat().st_size for f in out.iterdir())
     print(f"{out}: {size / 1e6:.2f} MB (from {path})")
     return 0

@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rllib_curling.cli.options import positive_int
+from rllib_curling.cli import UsageError
+from rllib_curling.cli.options import add_ends, level_list, positive_int
 
 #: The experiment's name under OUT/results.
 EXPERIMENT = "improve"
@@ -38,8 +39,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "or builtin")  # fmt: skip
     p.add_argument("out", metavar="OUT", help="the generation's folder (created; resumed)")
     p.add_argument("--games", type=positive_int, default=400, help="teacher games (400)")
-    p.add_argument("--opponents", default="4,6,8", help="opponent levels, in turn (4,6,8)")
-    p.add_argument("--ends", type=positive_int, default=4, help="ends per game (4)")
+    p.add_argument("--opponents", type=level_list("opponent"), default="4,6,8",
+                   help="opponent levels, in turn (4,6,8)")  # fmt: skip
+    add_ends(p)
     p.add_argument("--seed", type=int, default=1, help="seed of the games (1; the shipped "
                    "agent's data used 0)")  # fmt: skip
     p.add_argument("--iterations", type=positive_int, default=100,
@@ -48,12 +50,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rllib_curling.cli.commands.dataset import (
-        _init_ray,
-        _levels,
-        _make_teacher,
-        _progress_line,
-    )
+    from rllib_curling.cli.commands.dataset import init_ray, make_teacher_of, progress_line
     from rllib_curling.errors import ConfigError
     from rllib_curling.offline.dataset import DatasetConfig, generate, pending_shards
     from rllib_curling.rl.checkpoints import agent_info, export_agent, find_checkpoint
@@ -63,27 +60,26 @@ def run(args: argparse.Namespace) -> int:
         teacher = str(find_checkpoint(args.agent))
         search = (agent_info(teacher) or {}).get("search") or {"k": 8, "value_weight": 0.6}
         config = DatasetConfig(
-            teacher=args.agent, opponents=_levels(args.opponents), games=args.games,
+            teacher=args.agent, opponents=args.opponents, games=args.games,
             ends=args.ends, seed=args.seed,
         )  # fmt: skip
-        make_teacher = _make_teacher(args.agent)  # loads it now: a bad agent fails in one line
+        make_teacher = make_teacher_of(args.agent)  # loads it now: a bad agent fails in one line
     except (ConfigError, ValueError, FileNotFoundError) as exc:
-        print(f"curling improve: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from None
     import ray
 
     from rllib_curling.rl.tuning import quiet
 
     start = time.perf_counter()
     started = not ray.is_initialized()  # ours to stop: nothing is left running after us
-    _init_ray(None)
+    init_ray(None)
     quiet(0)
     try:
         data = out / "data"
         todo = len(pending_shards(data, config))
-        _say(f"1/3 data: {args.agent} (its search) against levels {args.opponents}, "
+        _say(f"1/3 data: {args.agent} (its search) against levels {_levels_text(args.opponents)}, "
              f"{config.games} games; {todo} shards to play")  # fmt: skip
-        generate(data, config, progress=_progress_line(start, todo), make_teacher=make_teacher)
+        generate(data, config, progress=progress_line(start, todo), make_teacher=make_teacher)
         results = out / "results" / EXPERIMENT
         if not list(results.glob("*/checkpoint_*")):
             _say(f"2/3 network: BC from {args.agent}'s weights, {args.iterations} iterations")
@@ -93,8 +89,7 @@ def run(args: argparse.Namespace) -> int:
         card = _card(args, teacher, search)
         agent = export_agent(results, out / "agent", search=search, card=card)
     except ConfigError as exc:
-        print(f"curling improve: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from None
     finally:
         if started:
             ray.shutdown()
@@ -124,11 +119,17 @@ def _card(args: argparse.Namespace, teacher: str, search: dict[str, Any]) -> str
         "# An agent made by `curling improve`\n\n"
         f"One generation of expert iteration from `{args.agent}` ({teacher}):\n\n"
         f"- data: `curling dataset OUT/data --teacher {args.agent} --games {args.games} "
-        f"--opponents {args.opponents} --ends {args.ends} --seed {args.seed}` (its search)\n"
+        f"--opponents {_levels_text(args.opponents)} --ends {args.ends} --seed {args.seed}` "
+        "(its search)\n"
         f"- network: BC (`CurlingBCLearner`), {args.iterations} iterations, from its weights\n"
         f"- search: {search}\n\n"
         "Measure it: `rllib evaluate OUT/agent --opponent 6,8 --episodes 200`.\n"
     )
+
+
+def _levels_text(levels: tuple[int, ...]) -> str:
+    """Levels as ``--opponents`` takes them: ``4,6,8``."""
+    return ",".join(map(str, levels))
 
 
 def _say(text: str) -> None:

@@ -7,6 +7,9 @@ import json
 import sys
 import time
 
+from rllib_curling.cli import UsageError
+from rllib_curling.cli.options import add_ends, positive_int
+
 DEFAULT_GAMES = 10
 
 
@@ -20,31 +23,42 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "levels search thousands of throws per shot, so the full ladder takes a few minutes "
         "with the default games; use --games 40 or more for a claim that means something.",
     )
-    p.add_argument(
-        "--games", type=int, default=DEFAULT_GAMES, help=f"games per pair (default {DEFAULT_GAMES})"
-    )
-    p.add_argument("--ends", type=int, default=4, help="ends per game (default 4)")
+    p.add_argument("--games", type=positive_int, default=DEFAULT_GAMES,
+                   help=f"games per pair (default {DEFAULT_GAMES})")  # fmt: skip
+    add_ends(p)
     p.add_argument("--seed", type=int, default=0, help="seed; game g uses [seed, g] (default 0)")
+    upper = _upper_levels()
     p.add_argument(
         "--levels",
-        default="1-8",
-        help="upper levels to test, e.g. 1-8 (default), 5-8 or 3,5,7",
+        default=f"{upper[0]}-{upper[-1]}",
+        help=f"upper levels to test, e.g. {upper[0]}-{upper[-1]} (default), 5-8 or 3,5,7",
     )
     p.add_argument("--json", action="store_true", help="print the table as JSON")
     p.set_defaults(func=run)
 
 
+def _upper_levels() -> tuple[int, ...]:
+    """The levels a ladder can test: every built-in level but the lowest (``bots.LEVELS``)."""
+    from rllib_curling.bots.levels import LEVELS
+
+    return LEVELS[1:]
+
+
 def parse_levels(text: str) -> list[int]:
-    """``"1-8"``, ``"5"``, ``"3,5-6"`` → sorted upper levels in 1..8; ValueError otherwise."""
+    """``"1-8"``, ``"5"``, ``"3,5-6"`` → sorted upper levels (``_upper_levels``); ValueError
+    otherwise."""
+    upper = _upper_levels()
+    span = f"{upper[0]}-{upper[-1]}"
     out: set[int] = set()
     for part in text.split(","):
         lo, _, hi = part.strip().partition("-")
         if not lo.isdigit() or (hi and not hi.isdigit()):
-            raise ValueError(f"--levels takes numbers and ranges like 1-8 or 3,5, got {text!r}")
+            raise ValueError(f"--levels takes numbers and ranges like {span} or 3,5, got {text!r}")
         out.update(range(int(lo), int(hi or lo) + 1))
-    if not out or min(out) < 1 or max(out) > 8:
+    if not out or not out <= set(upper):
         raise ValueError(
-            f"--levels must lie in 1..8 (each is played against the one below), {text!r}"
+            f"--levels must lie in {upper[0]}..{upper[-1]} (each is played against the one "
+            f"below), {text!r}"
         )
     return sorted(out)
 
@@ -55,11 +69,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         levels = parse_levels(args.levels)
     except ValueError as exc:
-        print(f"curling ladder: {exc}", file=sys.stderr)
-        return 2
-    if args.games < 1 or args.ends < 1:
-        print("curling ladder: --games and --ends must be >= 1", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from None
     start = time.perf_counter()
 
     def progress(level: int, g: int, game: GameResult, match: MatchResult | None) -> None:
@@ -77,16 +87,17 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"target": LADDER_TARGET, "rows": [r.as_dict() for r in rows]}))
     else:
-        print(table(rows, args))
+        print(table(rows, args.games, args.ends, args.seed))
     return 0
 
 
-def table(rows: list, args: argparse.Namespace) -> str:
-    """The ladder table as text (one row per pair)."""
+def table(rows: list, games: int, ends: int, seed: int) -> str:
+    """The ladder table as text (one row per pair of ``run_ladder``'s ``rows``), headed by how
+    it was played: ``games`` per pair of ``ends`` ends, ``seed``."""
     from rllib_curling.bots.matches import LADDER_TARGET
 
     lines = [
-        f"ladder: {args.games} games per pair, {args.ends} ends, seed {args.seed}; "
+        f"ladder: {games} games per pair, {ends} ends, seed {seed}; "
         f"win rate of the upper level, draws count half; target {100 * LADDER_TARGET:.0f} %",
         f"{'pair':<8} {'win rate ± se':>14} {'W':>4} {'D':>4} {'L':>4} {'diff':>7} {'time':>7}",
     ]

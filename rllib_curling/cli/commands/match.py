@@ -19,6 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from rllib_curling.cli import CommandError, UsageError
+from rllib_curling.cli.options import add_ends, level_range, positive_int
+
 
 @dataclass(frozen=True)
 class PlayerSpec:
@@ -46,7 +49,9 @@ def parse_player(text: str) -> PlayerSpec:
         host, _, port = text[4:].rpartition(":")
         if host and port.isdigit() and 0 < int(port) < 65536:
             return PlayerSpec("tcp", host=host, port=int(port))
-    raise ValueError(f"a player is a bot level 0-8 (3 or bot:3) or tcp:HOST:PORT, got {text!r}")
+    raise ValueError(
+        f"a player is a bot level {level_range()} (3 or bot:3) or tcp:HOST:PORT, got {text!r}"
+    )
 
 
 def _player(text: str) -> PlayerSpec:
@@ -62,13 +67,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="play games between two bots (or a bot and an external AI), headless",
         description="Play games between A and B with the hammer alternating (A is Player1 in "
         "the 1st, 3rd, ... game) and print wins, draws, losses and the mean score from A's "
-        "view. A and B: a bot level 0-8 (3 or bot:3), or tcp:HOST:PORT for an external AI "
+        f"view. A and B: a bot level {level_range()} (3 or bot:3), or tcp:HOST:PORT for an "
+        "external AI "
         "(a server is started there; the AI connects to it).",
     )
     p.add_argument("a", type=_player, metavar="A", help="first player: 3, bot:3 or tcp:HOST:PORT")
     p.add_argument("b", type=_player, metavar="B", help="second player (same forms)")
-    p.add_argument("--games", type=int, default=10, help="games to play (default 10)")
-    p.add_argument("--ends", type=int, default=4, help="ends per game (default 4)")
+    p.add_argument("--games", type=positive_int, default=10, help="games to play (default 10)")
+    add_ends(p)
     p.add_argument("--seed", type=int, default=0, help="seed; game g uses [seed, g] (default 0)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument(
@@ -81,12 +87,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     a, b = args.a, args.b
-    if args.games < 1 or args.ends < 1:
-        print("curling match: --games and --ends must be >= 1", file=sys.stderr)
-        return 2
     if a.kind == "tcp" and b.kind == "tcp":
-        print("curling match: at most one player can be tcp:HOST:PORT", file=sys.stderr)
-        return 2
+        raise UsageError("at most one player can be tcp:HOST:PORT")
     if a.kind == "tcp" or b.kind == "tcp":
         return _run_external(a, b, args)
     return _run_bots(a, b, args)
@@ -118,8 +120,6 @@ def _run_bots(a: PlayerSpec, b: PlayerSpec, args: argparse.Namespace) -> int:
     web = feed = None
     if args.watch:
         web, feed = _watch_bots(a, b, bot_a.name, bot_b.name, args.ends, out)
-        if web is None:
-            return 1
         shown = progress
 
         def progress(g: int, game: GameResult) -> None:
@@ -146,7 +146,8 @@ def _run_bots(a: PlayerSpec, b: PlayerSpec, args: argparse.Namespace) -> int:
 def _watch_bots(
     a: PlayerSpec, b: PlayerSpec, name_a: str, name_b: str, ends: int, out: TextIO
 ) -> tuple[Any, Any]:
-    """The page for in-process bot games: (WebHandle, BotMatchFeed), or (None, None)."""
+    """The page for in-process bot games: (WebHandle, BotMatchFeed); ``CommandError`` if it
+    cannot start."""
     from rllib_curling.errors import ServerStartError
     from rllib_curling.server.web import WatchHub, WebHandle
     from rllib_curling.server.web.feeds import BotMatchFeed
@@ -154,8 +155,7 @@ def _watch_bots(
     try:
         web = WebHandle(WatchHub(frames=None))
     except ServerStartError as exc:
-        print(f"curling match: {exc}", file=sys.stderr)
-        return None, None
+        raise CommandError(str(exc)) from None
     feed = BotMatchFeed(web.publish, (name_a, name_b), ends, kinds=(str(a), str(b)))
     print(f"watch the games at {web.url}", file=out, flush=True)
     return web, feed
@@ -172,11 +172,14 @@ def _linger(url: str, wait: Callable[[], None], out: TextIO) -> None:
 
 
 def summary(name: str, wins: int, draws: int, losses: int, pa: float, pb: float) -> str:
-    """One line: W/D/L, win rate (draws half) and mean score from ``name``'s view."""
-    n = max(wins + draws + losses, 1)
-    rate = (wins + 0.5 * draws) / n
+    """One line: W/D/L, win rate (draws half, ``game.score_rate``; ``-`` before any game) and
+    mean score from ``name``'s view."""
+    from rllib_curling.game import score_rate
+
+    n = wins + draws + losses
+    rate = f"{100 * score_rate(wins, draws, n):.1f} %" if n else "-"
     return (
-        f"{name}: {wins} won, {draws} drawn, {losses} lost (win rate {100 * rate:.1f} %, "
+        f"{name}: {wins} won, {draws} drawn, {losses} lost (win rate {rate}, "
         f"draws half); mean score {pa:.2f} - {pb:.2f} (diff {pa - pb:+.2f})"
     )
 
@@ -213,8 +216,7 @@ def _run_external(a: PlayerSpec, b: PlayerSpec, args: argparse.Namespace) -> int
         try:
             handle = start_server_thread(config)
         except ServerStartError as exc:
-            print(f"curling match: {exc}", file=sys.stderr)
-            return 1
+            raise CommandError(str(exc)) from None
         host, port = handle.address or (external.host, external.port)
         print(
             f"listening on {host}:{port}: connect the external AI (any key without ':N'); "
@@ -261,9 +263,11 @@ def _collect(log_dir: str, n: int, a: PlayerSpec, out: TextIO) -> list[tuple[int
 def _report(
     a: PlayerSpec, b: PlayerSpec, games: list[tuple[int, int, str]], args: argparse.Namespace
 ) -> None:
-    wins = sum(r == "WIN" for *_, r in games)
-    draws = sum(r == "DRAW" for *_, r in games)
-    losses = len(games) - wins - draws
+    from rllib_curling.game import Result
+
+    results = [Result(r) for *_, r in games]
+    wins, draws = results.count(Result.WIN), results.count(Result.DRAW)
+    losses = results.count(Result.LOSE)
     pa = sum(g[0] for g in games) / max(len(games), 1)
     pb = sum(g[1] for g in games) / max(len(games), 1)
     if args.json:

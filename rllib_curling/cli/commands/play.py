@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable
 from typing import Any
 
-from rllib_curling.cli.options import add_search_options
+from rllib_curling.cli import CommandError, UsageError
+from rllib_curling.cli.options import SearchOptions, add_search_options, load_player
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -71,23 +71,11 @@ def _record_writer(path: str) -> Callable[[dict[str, Any]], None]:
 def run(args: argparse.Namespace) -> int:
     from rllib_curling.client import CurlingClient
     from rllib_curling.errors import ConnectionLostError
-    from rllib_curling.rl.policy_player import PolicyPlayer, play_session
+    from rllib_curling.rl.policy_player import play_session
 
-    try:
-        player = PolicyPlayer.from_checkpoint(
-            args.checkpoint,
-            args.module_id,
-            search=args.search,
-            samples=args.samples,
-            value_weight=args.value_weight,
-        )
-    except (FileNotFoundError, ValueError) as exc:
-        print(f"curling play: {exc}", file=sys.stderr)
-        return 2
+    player = load_player(args.checkpoint, args.module_id, SearchOptions.from_args(args))
     if args.explain and not (args.watch or args.record):
-        print("curling play: --explain shows on --watch's page or in --record's file; "
-              "add one of them", file=sys.stderr)  # fmt: skip
-        return 2
+        raise UsageError("--explain shows on --watch's page or in --record's file; add one of them")
     player.explain = args.explain
     client = CurlingClient(args.host, args.port, key=args.key, name=args.name, timeout=args.timeout)
     web = feed = None
@@ -96,8 +84,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             sinks.append(_record_writer(args.record))
         except OSError as exc:
-            print(f"curling play: cannot write {args.record}: {exc.strerror}", file=sys.stderr)
-            return 2
+            raise UsageError(f"cannot write {args.record}: {exc.strerror}") from None
     if args.watch:
         from rllib_curling.errors import ServerStartError
         from rllib_curling.server.web import WatchHub, WebHandle
@@ -105,8 +92,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             web = WebHandle(WatchHub(frames=None))
         except ServerStartError as exc:
-            print(f"curling play: {exc}", file=sys.stderr)
-            return 1
+            raise CommandError(str(exc)) from None
         sinks.append(web.publish)
         print(f"watch the games at {web.url}", flush=True)
     if sinks:
@@ -124,10 +110,9 @@ def run(args: argparse.Namespace) -> int:
 
         games = play_session(player, client, on_game, None if feed is None else feed.thrown)
     except ConnectionLostError as exc:
-        print(f"curling play: {exc}", file=sys.stderr)
         if web is not None:
             web.stop()
-        return 1
+        raise CommandError(str(exc)) from None
     finally:
         client.close()
     print(f"session over after {games} game(s)")

@@ -14,12 +14,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 from pathlib import Path
 from typing import Any
 
+from rllib_curling.cli import UsageError
+
 #: (result key, axis label) of the curves and of their x axes.
-CURVES = (("env_runners/win_rate", "win rate (last 100 games)"),
+CURVES = (("env_runners/win_rate", "win rate, draws half (last 100 games)"),
           ("env_runners/episode_return_mean", "mean return (points for - against)"))  # fmt: skip
 AXES = (("time_total_s", "training time (min)", 1 / 60),
         ("num_env_steps_sampled_lifetime", "env steps sampled", 1.0))  # fmt: skip
@@ -87,15 +88,11 @@ def run(args: argparse.Namespace) -> int:
     run_dir = Path(args.run_dir).expanduser().resolve()
     trials = read_trials(run_dir) if run_dir.is_dir() else {}
     if not trials:
-        print(f"curling plot: no Tune results (result.json) in {run_dir} or its trial "
-              "directories", file=sys.stderr)  # fmt: skip
-        return 2
+        raise UsageError(f"no Tune results (result.json) in {run_dir} or its trial directories")
     try:
         import matplotlib
     except ImportError:
-        print('curling plot: needs matplotlib: pip install "rllib-curling[render]"',
-              file=sys.stderr)  # fmt: skip
-        return 2
+        raise UsageError('needs matplotlib: pip install "rllib-curling[render]"') from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

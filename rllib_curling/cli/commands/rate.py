@@ -37,47 +37,25 @@ import importlib.util
 import json
 import sys
 import time
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rllib_curling.cli.commands.match import PlayerSpec, parse_player
-from rllib_curling.cli.options import add_search_options
+from rllib_curling.cli import CommandError, UsageError
+from rllib_curling.cli.options import (
+    SearchOptions,
+    add_ends,
+    add_search_options,
+    level_range,
+    load_player,
+    positive_int,
+)
+
+if TYPE_CHECKING:
+    from rllib_curling.cli.commands.rate_games import Entrant
 
 #: Base seed of rating games: pair k plays with seed RATE_SEED + k.
 RATE_SEED = 2_000_000
 RL_HINT = "pip install -e '.[rl]'"
 RENDER_HINT = "pip install -e '.[render]'"
-
-
-@dataclass(frozen=True)
-class Entrant:
-    """One player of the round robin: ``spec`` (bot or tcp) or a checkpoint ``path``."""
-
-    name: str
-    spec: PlayerSpec | None = None
-    path: str = ""
-    #: ``policy:CHECKPOINT``: the policy alone, whatever ``--search`` says.
-    no_search: bool = False
-
-    @property
-    def kind(self) -> str:
-        return self.spec.kind if self.spec is not None else "checkpoint"
-
-
-def parse_entrant(text: str) -> Entrant:
-    """A bot level, ``tcp:HOST:PORT``, ``builtin`` (the shipped agent) or an existing directory
-    (a checkpoint); ValueError else."""
-    if text.isdigit() or text.startswith(("bot:", "tcp:")):
-        spec = parse_player(text)
-        return Entrant(str(spec), spec=spec)
-    path = text.removeprefix("policy:")
-    if path != "builtin" and not Path(path).expanduser().is_dir():
-        raise ValueError(
-            "a player is a bot level 0-8 (3 or bot:3), tcp:HOST:PORT, builtin or a checkpoint "
-            f"directory (policy:CHECKPOINT: without search); no such directory: {path!r}"
-        )
-    return Entrant(text, path=path, no_search=path != text)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -88,10 +66,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("players", nargs="+", metavar="PLAYER",
-                   help="0-8 or bot:N, a checkpoint directory, builtin (the shipped agent), "
-                   "policy:CHECKPOINT (its policy without search), or tcp:HOST:PORT")  # fmt: skip
-    p.add_argument("--games", type=int, default=200, help="games per pair (default 200)")
-    p.add_argument("--ends", type=int, default=4, help="ends per game (default 4)")
+                   help=f"{level_range()} or bot:N, a checkpoint directory, builtin (the shipped "
+                   "agent), policy:CHECKPOINT (its policy without search), or "
+                   "tcp:HOST:PORT")  # fmt: skip
+    p.add_argument("--games", type=positive_int, default=200, help="games per pair (default 200)")
+    add_ends(p)
     p.add_argument("--seed", type=int, default=RATE_SEED,
                    help=f"base seed; pair k plays with seed + k (default {RATE_SEED})")  # fmt: skip
     p.add_argument("--pairs", choices=("all", "adjacent"), default="all",
@@ -103,7 +82,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "player)")  # fmt: skip
     p.add_argument(
         "--workers",
-        type=int,
+        type=positive_int,
         default=1,
         help="processes for the bot-against-bot pairs (default 1: in this process)",
     )
@@ -114,90 +93,76 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _fail(message: str, code: int = 2) -> int:
-    print(f"curling rate: {message}", file=sys.stderr)
-    return code
+def _check(args: argparse.Namespace) -> tuple[list[Entrant], str]:
+    """The entrants and the anchor's name; ``UsageError`` (one line) else."""
+    from rllib_curling.cli.commands.rate_games import parse_entrant
 
-
-def _check(args: argparse.Namespace) -> tuple[list[Entrant], str] | str:
-    """The entrants and the anchor's name, or a one-line error."""
-    if min(args.games, args.ends, args.workers) < 1:
-        return "--games, --ends and --workers must be >= 1"
     try:
         entrants = [parse_entrant(text) for text in args.players]
     except ValueError as exc:
-        return str(exc)
+        raise UsageError(str(exc)) from None
     names = [e.name for e in entrants]
     if len(entrants) < 2:
-        return f"a round robin needs at least 2 players, got {names}"
+        raise UsageError(f"a round robin needs at least 2 players, got {names}")
     if len(set(names)) < len(names):
-        return f"a player is listed twice: {names}"
+        raise UsageError(f"a player is listed twice: {names}")
     if sum(e.kind == "tcp" for e in entrants) > 1:
-        return "at most one player can be tcp:HOST:PORT"
+        raise UsageError("at most one player can be tcp:HOST:PORT")
     rl = [m for m in ("ray", "torch", "gymnasium") if importlib.util.find_spec(m) is None]
     if rl and any(e.kind == "checkpoint" for e in entrants):
-        return f"checkpoint players need the rl extra ({', '.join(rl)} missing): {RL_HINT}"
+        raise UsageError(
+            f"checkpoint players need the rl extra ({', '.join(rl)} missing): {RL_HINT}"
+        )
     if args.png and importlib.util.find_spec("matplotlib") is None:
-        return f"--png needs matplotlib (the render extra): {RENDER_HINT}"
+        raise UsageError(f"--png needs matplotlib (the render extra): {RENDER_HINT}")
     bots = [e.name for e in entrants if e.kind == "bot"]
     anchor = args.anchor or (bots[0] if bots else names[0])
     anchor = f"bot:{anchor}" if anchor.isdigit() else anchor  # as parse_entrant names it
     if anchor not in names:
-        return f"--anchor {args.anchor!r} is not one of the players {names}"
+        raise UsageError(f"--anchor {args.anchor!r} is not one of the players {names}")
     return entrants, anchor
 
 
 def _load_policies(
-    entrants: list[Entrant], module_id: str, search: int | None = None,
-    samples: int | None = None, seed: int = 0, value_weight: float | None = None,
-) -> dict[str, Any] | str:  # fmt: skip
-    """A ``PolicyPlayer`` per checkpoint entrant, or a one-line error."""
+    entrants: list[Entrant], module_id: str, options: SearchOptions, seed: int = 0
+) -> dict[str, Any]:
+    """A ``PolicyPlayer`` per checkpoint entrant (``policy:CHECKPOINT``: without search, whatever
+    ``options`` say); ``UsageError`` (one line) for a checkpoint that cannot be loaded."""
+    import dataclasses
+
     policies: dict[str, Any] = {}
     if not any(e.kind == "checkpoint" for e in entrants):
         return policies
     from rllib_curling.rl.checkpoints import find_checkpoint
-    from rllib_curling.rl.policy_player import PolicyPlayer
 
     for e in entrants:
         if e.kind == "checkpoint":
+            own = dataclasses.replace(options, search=0) if e.no_search else options
             try:
                 path = find_checkpoint(e.path)
-                policies[e.name] = PolicyPlayer.from_checkpoint(
-                    str(path),
-                    module_id,
-                    search=0 if e.no_search else search,
-                    samples=samples,
-                    seed=seed,
-                    value_weight=value_weight,
-                )
-            except (FileNotFoundError, ValueError) as exc:
-                return f"{e.name}: {exc}"
+                policies[e.name] = load_player(str(path), module_id, own, seed=seed)
+            except (FileNotFoundError, ValueError, UsageError) as exc:
+                raise UsageError(f"{e.name}: {exc}") from None
             print(f"{e.name}: {path}", file=sys.stderr, flush=True)
     return policies
 
 
 def run(args: argparse.Namespace) -> int:
     from rllib_curling.bots.rating import fit_ratings
-    from rllib_curling.cli.commands.rate_games import play_round_robin
+    from rllib_curling.cli.commands.rate_games import RoundRobin, play_round_robin, plot, table
     from rllib_curling.errors import CurlingError
 
-    checked = _check(args)
-    if isinstance(checked, str):
-        return _fail(checked)
-    entrants, anchor = checked
-    policies = _load_policies(
-        entrants, args.module_id, args.search, args.samples, args.seed, args.value_weight
-    )
-    if isinstance(policies, str):
-        return _fail(policies)
+    entrants, anchor = _check(args)
+    policies = _load_policies(entrants, args.module_id, SearchOptions.from_args(args), args.seed)
     if args.games % 2:
         print(f"note: --games {args.games} is odd: the first-listed player of each pair has "
               "the hammer in end 1 in one game fewer", file=sys.stderr)  # fmt: skip
+    setup = RoundRobin(args.games, args.ends, args.seed, args.pairs, args.workers)
     start = time.perf_counter()
     try:
-        pairs, interrupted = play_round_robin(entrants, policies, args)
+        pairs, interrupted = play_round_robin(entrants, policies, setup)
     except CurlingError as exc:  # a server that cannot start, a client refused
-        return _fail(str(exc), 1)
+        raise CommandError(str(exc)) from None
     results = [(p["a"], p["b"], s) for p in pairs for s in p["scores"]]
     ratings = fit_ratings([e.name for e in entrants], results, anchor=anchor)
     print(f"{len(results)} games in {time.perf_counter() - start:.0f} s", file=sys.stderr)
@@ -206,79 +171,8 @@ def run(args: argparse.Namespace) -> int:
                   "interrupted": interrupted, **ratings.as_dict(), "pairs": pairs}  # fmt: skip
         print(json.dumps(record))
     else:
-        print(table(ratings, args, interrupted))
+        print(table(ratings, setup, interrupted))
     if args.png:
-        out = plot(ratings, args.png, args)
+        out = plot(ratings, args.png, setup)
         print(f"wrote {out}", file=sys.stderr if args.json else sys.stdout)
     return 0
-
-
-def table(ratings: Any, args: argparse.Namespace, interrupted: bool = False) -> str:
-    """Ranked ratings with intervals, games and score share, then the pairwise score matrix."""
-    order = ratings.order()
-    width = max(6, *(len(name) for name in ratings.players))
-    lines = [
-        f"{'adjacent pairs' if args.pairs == 'adjacent' else 'round robin'}: {len(order)} "
-        f"players, {args.games} games per pair (hammer alternating), "
-        f"{args.ends} ends per game, seeds {args.seed} + pair"
-        + (" (INTERRUPTED: the games played so far)" if interrupted else ""),
-        f"Bradley-Terry ratings on the Elo scale (a draw is half a win), {ratings.anchor} = 0, "
-        "95 % intervals",
-        f"{'rank':>4}  {'player':<{width}} {'rating':>7} {'95 % interval':>17} {'games':>6} "
-        f"{'score':>7}",
-    ]
-    share = ratings.score_share
-    for rank, i in enumerate(order, start=1):
-        low, high = _elo(ratings.low[i]), _elo(ratings.high[i])
-        interval = f"[{low}, {high}]" if ratings.stderr[i] else "anchor"
-        pct = "-" if ratings.played[i] == 0 else f"{100 * share[i]:.1f} %"
-        lines.append(
-            f"{rank:>4}  {ratings.players[i]:<{width}} {_elo(ratings.rating[i]):>7} {interval:>17} "
-            f"{int(ratings.played[i]):>6} {pct:>7}"
-        )
-    lines += ["", "score of the row against the column (%, draws half)"]
-    lines.append(
-        " " * (width + 5) + "".join(f"{'#' + str(r):>7}" for r in range(1, len(order) + 1))
-    )
-    for rank, i in enumerate(order, start=1):
-        cells = []
-        for j in order:
-            n = ratings.games[i, j]
-            cells.append(
-                f"{'-' if i == j or n == 0 else f'{100 * ratings.score[i, j] / n:.1f}':>7}"
-            )
-        lines.append(f"{'#' + str(rank):>4} {ratings.players[i]:<{width}}" + "".join(cells))
-    return "\n".join(lines)
-
-
-def _elo(value: float) -> str:
-    """A rating as ``+123`` (never ``-0``)."""
-    return f"{float(round(value)) + 0.0:+.0f}"
-
-
-def plot(ratings: Any, path: str, args: argparse.Namespace) -> Path:
-    """The ratings (best at the top) with their 95 % intervals as error bars, as a PNG."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    order = ratings.order()[::-1]
-    rating = ratings.rating[order]
-    errors = [rating - ratings.low[order], ratings.high[order] - rating]
-    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.45 * len(order)))
-    ax.errorbar(rating, range(len(order)), xerr=errors, fmt="o", capsize=4)
-    ax.set_yticks(range(len(order)), [ratings.players[i] for i in order])
-    ax.axvline(0.0, color="grey", lw=0.8, ls="--")
-    ax.set_xlabel(f"rating (Elo scale, {ratings.anchor} = 0), 95 % interval")
-    ax.set_title(
-        f"curling rate: {args.games} games per {'adjacent ' if args.pairs == 'adjacent' else ''}"
-        f"pair, {args.ends} ends per game",
-        fontsize=10,
-    )
-    ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
-    out = Path(path).expanduser()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out

@@ -1,11 +1,14 @@
-"""The games of ``curling rate`` (not a subcommand): every pair of a round robin, scored.
+"""The library part of ``curling rate`` (not a subcommand): the players, every pair of a round
+robin played and scored, and the ratings' table and plot. ``cli.commands.rate`` parses the
+command line into these (``Entrant``, ``RoundRobin``) and never the other way round.
 
-A pair's scores are a list of the first-listed player's score per game (1 / 0.5 / 0, by the
-result, so a game lost by a disconnect or a forfeit counts as lost). Where the games are played:
+A pair's scores are a list of the first-listed player's score per game (``game.Result.points``:
+1 / 0.5 / 0, by the result, so a game lost by a disconnect or a forfeit counts as lost). Where
+the games are played:
 
 | pair                         | how                                                             |
 |------------------------------|-----------------------------------------------------------------|
-| bot - bot                    | ``bots.matches.play_match`` in this process (``--workers`` > 1: |
+| bot - bot                    | ``bots.matches.play_match`` in this process (``workers`` > 1:   |
 |                              | in a pool of processes, one pair per task)                       |
 | checkpoint - bot             | a private server in a thread (``ServerConfig.opponent``, the bot |
 |                              | as Player1 in game 1 when it is listed first); the checkpoint is |
@@ -22,18 +25,63 @@ from the server's game records.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from rllib_curling.cli.commands.rate import Entrant
-from rllib_curling.game import RESULT_SCORE
+from rllib_curling.cli.commands.match import PlayerSpec, parse_player
+from rllib_curling.cli.options import level_range
+from rllib_curling.game import Result
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """One player of the round robin: ``spec`` (bot or tcp) or a checkpoint ``path``."""
+
+    name: str
+    spec: PlayerSpec | None = None
+    path: str = ""
+    #: ``policy:CHECKPOINT``: the policy alone, whatever ``--search`` says.
+    no_search: bool = False
+
+    @property
+    def kind(self) -> str:
+        return self.spec.kind if self.spec is not None else "checkpoint"
+
+
+def parse_entrant(text: str) -> Entrant:
+    """A bot level, ``tcp:HOST:PORT``, ``builtin`` (the shipped agent) or an existing directory
+    (a checkpoint); ValueError else."""
+    if text.isdigit() or text.startswith(("bot:", "tcp:")):
+        spec = parse_player(text)
+        return Entrant(str(spec), spec=spec)
+    path = text.removeprefix("policy:")
+    if path != "builtin" and not Path(path).expanduser().is_dir():
+        raise ValueError(
+            f"a player is a bot level {level_range()} (3 or bot:3), tcp:HOST:PORT, builtin or a "
+            f"checkpoint directory (policy:CHECKPOINT: without search); no such directory: {path!r}"
+        )
+    return Entrant(text, path=path, no_search=path != text)
+
+
+@dataclass(frozen=True)
+class RoundRobin:
+    """How a round robin is played: ``games`` per pair of ``ends`` ends, pair k with seed
+    ``seed + k``, ``pairs`` ``"all"`` or ``"adjacent"`` (``schedule``), bot-against-bot pairs
+    in ``workers`` processes (1: in this process)."""
+
+    games: int
+    ends: int
+    seed: int
+    pairs: Literal["all", "adjacent"] = "all"
+    workers: int = 1
+
 
 #: Seconds a checkpoint client waits for the server (for the external AI: a day).
 CLIENT_TIMEOUT_S = 600.0
@@ -49,9 +97,7 @@ def bot_scores(level_a: int, level_b: int, games: int, ends: int, seed: int) -> 
     from rllib_curling.bots.matches import play_match
 
     match = play_match(make_bot(level_a), make_bot(level_b), games, ends, seed)
-    return [
-        RESULT_SCORE[g.result_for(seat)] for g, seat in zip(match.games, match.a_seats, strict=True)
-    ]
+    return [g.result_for(seat).points for g, seat in zip(match.games, match.a_seats, strict=True)]
 
 
 def schedule(entrants: list[Entrant], pairs: str) -> list[tuple[Entrant, Entrant]]:
@@ -63,7 +109,7 @@ def schedule(entrants: list[Entrant], pairs: str) -> list[tuple[Entrant, Entrant
 
 
 def play_round_robin(
-    entrants: list[Entrant], policies: dict[str, Any], args: argparse.Namespace
+    entrants: list[Entrant], policies: dict[str, Any], setup: RoundRobin
 ) -> tuple[list[dict[str, Any]], bool]:
     """Every pair's games: ``([{"a", "b", "seed", "scores"}, ...], interrupted)``.
 
@@ -72,29 +118,29 @@ def play_round_robin(
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from multiprocessing import get_all_start_methods, get_context
 
-    pairs = schedule(entrants, args.pairs)
-    out = [{"a": a.name, "b": b.name, "seed": args.seed + k, "scores": []}
+    pairs = schedule(entrants, setup.pairs)
+    out = [{"a": a.name, "b": b.name, "seed": setup.seed + k, "scores": []}
            for k, (a, b) in enumerate(pairs)]  # fmt: skip
     start = time.perf_counter()
     in_pool = [k for k, (a, b) in enumerate(pairs) if a.kind == b.kind == "bot"]
-    in_pool = in_pool if args.workers > 1 and len(in_pool) > 1 else []
+    in_pool = in_pool if setup.workers > 1 and len(in_pool) > 1 else []
     # fork is fast, but unsafe once torch is loaded (checkpoint players) and missing on Windows
     method = "fork" if "fork" in get_all_start_methods() and "torch" not in sys.modules else "spawn"
-    workers = min(args.workers, len(in_pool))
+    workers = min(setup.workers, len(in_pool))
     pool = ProcessPoolExecutor(workers, mp_context=get_context(method)) if in_pool else None
     try:
         tasks = {}
         if pool is not None:
             for k in in_pool:
                 la, lb = (e.spec.level for e in pairs[k])  # type: ignore[union-attr]
-                tasks[pool.submit(bot_scores, la, lb, args.games, args.ends, args.seed + k)] = k
+                tasks[pool.submit(bot_scores, la, lb, setup.games, setup.ends, setup.seed + k)] = k
         for k, (a, b) in enumerate(pairs):
             if k not in in_pool:
-                report = _reporter(out[k], args.games, start)
+                report = _reporter(out[k], setup.games, start)
                 if a.kind == b.kind == "bot":
-                    _bot_pair(a, b, args, out[k]["seed"], report)
+                    _bot_pair(a, b, setup, out[k]["seed"], report)
                 else:
-                    _server_pair(a, b, policies, args, out[k]["seed"], report)
+                    _server_pair(a, b, policies, setup, out[k]["seed"], report)
         for task in as_completed(tasks):
             pair = out[tasks[task]]
             pair["scores"] = task.result()
@@ -121,28 +167,30 @@ def _reporter(pair: dict[str, Any], games: int, start: float) -> Report:
 
 
 def _summary(pair: dict[str, Any], start: float) -> None:
+    """The line of a finished pair (at least one game: ``--games`` >= 1): the first player's
+    win rate (mean ``Result.points``, draws half)."""
     scores = pair["scores"]
-    share = 100 * sum(scores) / max(len(scores), 1)
+    share = 100 * sum(scores) / len(scores)
     print(f"{pair['a']} vs {pair['b']}: {pair['a']} scores {share:.1f} % of {len(scores)} "
           f"games  [{time.perf_counter() - start:.0f} s]", file=sys.stderr, flush=True)  # fmt: skip
 
 
-def _bot_pair(a: Entrant, b: Entrant, args: argparse.Namespace, seed: int, report: Report) -> None:
+def _bot_pair(a: Entrant, b: Entrant, setup: RoundRobin, seed: int, report: Report) -> None:
     from rllib_curling.bots import make_bot
     from rllib_curling.bots.matches import GameResult, play_match
 
     def progress(g: int, game: GameResult) -> None:
-        report(RESULT_SCORE[game.result_for(g % 2)])  # a is Player1 (seat 0) in even games
+        report(game.result_for(g % 2).points)  # a is Player1 (seat 0) in even games
 
     bot_a, bot_b = make_bot(a.spec.level), make_bot(b.spec.level)  # type: ignore[union-attr]
-    play_match(bot_a, bot_b, args.games, args.ends, seed, progress=progress)
+    play_match(bot_a, bot_b, setup.games, setup.ends, seed, progress=progress)
 
 
 def _server_pair(
     a: Entrant,
     b: Entrant,
     policies: dict[str, Any],
-    args: argparse.Namespace,
+    setup: RoundRobin,
     seed: int,
     report: Report,
 ) -> None:
@@ -158,8 +206,8 @@ def _server_pair(
             tcp_port=external.port if external else 0,
             opponent=bot.spec.level if bot is not None and bot.spec else None,
             bot_seat=0 if bot is a else 1,  # a is Player1 in game 1
-            games=args.games,
-            ends=args.ends,
+            games=setup.games,
+            ends=setup.ends,
             seed=seed,
             log_dir=log_dir,
         )
@@ -170,7 +218,7 @@ def _server_pair(
             if external is not None:
                 other = b if a.kind == "tcp" else a
                 print(f"listening on {host}:{port}: connect the external AI (any key without "
-                      f"':N'); it plays {args.games} games of {args.ends} ends against "
+                      f"':N'); it plays {setup.games} games of {setup.ends} ends against "
                       f"{other.name}", file=sys.stderr, flush=True)  # fmt: skip
             timeout = EXTERNAL_TIMEOUT_S if external else CLIENT_TIMEOUT_S
             for e in (a, b):
@@ -183,7 +231,7 @@ def _server_pair(
                     while thread.is_alive():
                         thread.join(0.5)
             else:
-                _wait_for_records(log_dir, args.games, a_is_bot=bot is a, report=report)
+                _wait_for_records(log_dir, setup.games, a_is_bot=bot is a, report=report)
         finally:
             handle.stop()
 
@@ -211,7 +259,7 @@ def _seat(
 
     def on_game(n: int, c: CurlingClient) -> None:
         if count is not None:
-            count(RESULT_SCORE[c.result])
+            count(Result(c.result).points)
 
     def play() -> None:
         try:
@@ -241,5 +289,76 @@ def _wait_for_records(log_dir: str, games: int, *, a_is_bot: bool, report: Repor
         done = [r for r in records if r.get("type") == "game" and r.get("game_id") in kinds]
         for record in done[seen:]:
             seat = 0 if kinds[record["game_id"]][0].startswith("bot:") else 1
-            report(_for_a(RESULT_SCORE[record["results"][seat]], 1.0 if a_is_bot else -1.0))
+            report(_for_a(Result(record["results"][seat]).points, 1.0 if a_is_bot else -1.0))
         seen = len(done)
+
+
+def table(ratings: Any, setup: RoundRobin, interrupted: bool = False) -> str:
+    """Ranked ratings with intervals, games and score share, then the pairwise score matrix."""
+    order = ratings.order()
+    width = max(6, *(len(name) for name in ratings.players))
+    lines = [
+        f"{'adjacent pairs' if setup.pairs == 'adjacent' else 'round robin'}: {len(order)} "
+        f"players, {setup.games} games per pair (hammer alternating), "
+        f"{setup.ends} ends per game, seeds {setup.seed} + pair"
+        + (" (INTERRUPTED: the games played so far)" if interrupted else ""),
+        f"Bradley-Terry ratings on the Elo scale (a draw is half a win), {ratings.anchor} = 0, "
+        "95 % intervals",
+        f"{'rank':>4}  {'player':<{width}} {'rating':>7} {'95 % interval':>17} {'games':>6} "
+        f"{'score':>7}",
+    ]
+    share = ratings.score_share
+    for rank, i in enumerate(order, start=1):
+        low, high = _elo(ratings.low[i]), _elo(ratings.high[i])
+        interval = f"[{low}, {high}]" if ratings.stderr[i] else "anchor"
+        pct = "-" if ratings.played[i] == 0 else f"{100 * share[i]:.1f} %"
+        lines.append(
+            f"{rank:>4}  {ratings.players[i]:<{width}} {_elo(ratings.rating[i]):>7} {interval:>17} "
+            f"{int(ratings.played[i]):>6} {pct:>7}"
+        )
+    lines += ["", "score of the row against the column (%, draws half)"]
+    lines.append(
+        " " * (width + 5) + "".join(f"{'#' + str(r):>7}" for r in range(1, len(order) + 1))
+    )
+    for rank, i in enumerate(order, start=1):
+        cells = []
+        for j in order:
+            n = ratings.games[i, j]
+            cells.append(
+                f"{'-' if i == j or n == 0 else f'{100 * ratings.score[i, j] / n:.1f}':>7}"
+            )
+        lines.append(f"{'#' + str(rank):>4} {ratings.players[i]:<{width}}" + "".join(cells))
+    return "\n".join(lines)
+
+
+def _elo(value: float) -> str:
+    """A rating as ``+123`` (never ``-0``)."""
+    return f"{float(round(value)) + 0.0:+.0f}"
+
+
+def plot(ratings: Any, path: str, setup: RoundRobin) -> Path:
+    """The ratings (best at the top) with their 95 % intervals as error bars, as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    order = ratings.order()[::-1]
+    rating = ratings.rating[order]
+    errors = [rating - ratings.low[order], ratings.high[order] - rating]
+    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.45 * len(order)))
+    ax.errorbar(rating, range(len(order)), xerr=errors, fmt="o", capsize=4)
+    ax.set_yticks(range(len(order)), [ratings.players[i] for i in order])
+    ax.axvline(0.0, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel(f"rating (Elo scale, {ratings.anchor} = 0), 95 % interval")
+    ax.set_title(
+        f"curling rate: {setup.games} games per {'adjacent ' if setup.pairs == 'adjacent' else ''}"
+        f"pair, {setup.ends} ends per game",
+        fontsize=10,
+    )
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    out = Path(path).expanduser()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out

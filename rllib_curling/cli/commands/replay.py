@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
+
+from rllib_curling.cli import CommandError, UsageError
 
 
 def port(text: str) -> int:
@@ -52,9 +53,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         hub = replay_hub(args.record, args.game)
         handle = WebHandle(hub, args.host, args.http_port)
-    except (ConfigError, ServerStartError) as exc:
-        print(f"curling replay: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, ConfigError) else 1
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    except ServerStartError as exc:
+        raise CommandError(str(exc)) from None
     n = len(hub.games())
     handle.serve_until_ctrl_c(
         f"curling replay: {n} game(s) from {args.record} at {handle.url} . Stop with Ctrl+C."

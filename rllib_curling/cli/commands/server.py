@@ -11,6 +11,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rllib_curling.cli import CommandError, UsageError
+from rllib_curling.cli.options import level_range
+
 if TYPE_CHECKING:
     from rllib_curling.server.config import ServerConfig
 
@@ -25,19 +28,22 @@ On stderr it says who waits in the lobby and why, and prints one line per game (
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    from rllib_curling.game import BLANK_END_CHOICES
+    from rllib_curling.server.config import DEFAULT_MAX_MATCHES, DEFAULT_TCP_PORT, ServerConfig
+
+    d = ServerConfig()  # the flags' defaults are ServerConfig's (ms flags: its seconds x 1000)
     p = sub.add_parser(
         "server",
         help="run the protocol server (drop-in for curling_server.exe)",
         description=DESCRIPTION,
     )
-    p.add_argument(
-        "--host", default="127.0.0.1", help="address to listen on (default: %(default)s)"
-    )
+    p.add_argument("--host", default=d.host, help="address to listen on (default: %(default)s)")
     p.add_argument(
         "--tcp-port",
         type=int,
         default=None,
-        help="TCP port; 0 = the OS picks one (default: TcpPort of --config, else 7788)",
+        help=f"TCP port; 0 = the OS picks one (default: TcpPort of --config, else "
+        f"{DEFAULT_TCP_PORT})",
     )
     p.add_argument(
         "--config",
@@ -59,41 +65,43 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--ends",
         type=int,
-        default=4,
+        default=d.ends,
         help="ends per game: 4, 8, or -1 = unlimited (default: %(default)s)",
     )
     p.add_argument(
         "--games",
         type=int,
-        default=1,
+        default=d.games,
         help="games per pair; 0 = until stopped (default: %(default)s)",
     )
     p.add_argument(
         "--seed",
         type=int,
-        default=None,
+        default=d.seed,
         help="base seed (default: a random one, written to the records)",
     )
     p.add_argument(
-        "--log-dir", default=None, help="write JSONL game records to this directory (default: none)"
+        "--log-dir",
+        default=d.log_dir,
+        help="write JSONL game records to this directory (default: none)",
     )
     p.add_argument(
         "--turn-timeout",
         type=float,
-        default=120.0,
+        default=d.turn_timeout,
         help="seconds from GO to BESTSHOT, then the stone is lost (default: %(default)s)",
     )
     p.add_argument(
         "--compat-gap-ms",
         type=float,
-        default=0.0,
-        help="pause between messages to every client (default: 0; clients that send no "
+        default=d.compat_gap * 1000.0,
+        help="pause between messages to every client (default: %(default)g; clients that send no "
         "CONNECTKEY, the 2020-era ones, always get --legacy-gap-ms)",
     )
     p.add_argument(
         "--legacy-gap-ms",
         type=float,
-        default=50.0,
+        default=d.legacy_gap * 1000.0,
         help="pause between messages to a client that sent no CONNECTKEY (2020-era clients "
         "read one message per recv) (default: %(default)s)",
     )
@@ -107,14 +115,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--opponent",
         type=int,
-        default=None,
+        default=d.opponent,
         metavar="N",
-        help="seat built-in AI N (0-8) against every client whose key has no :N suffix",
+        help=f"seat built-in AI N ({level_range()}) against every client whose key has no :N "
+        "suffix",
     )
     p.add_argument(
         "--sweep-window-ms",
         type=float,
-        default=1000.0,
+        default=d.sweep_window * 1000.0,
         help="wait up to this long for the thrower's SWEEP after MOTIONINFO (it ends as soon as "
         "SWEEP comes): on a client's first MOTIONINFO, then only for clients that have sent a "
         "SWEEP (clients that do not sweep may answer SWEEP 0); 0 = never wait "
@@ -127,20 +136,21 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--blank-end",
-        choices=("swap", "keep"),
-        default="swap",
-        help="throwing order after a 0-0 end: swap (course template) or keep (default: swap)",
+        choices=BLANK_END_CHOICES,
+        default=d.blank_end,
+        help="throwing order after a 0-0 end: swap (course template) or keep "
+        "(default: %(default)s)",
     )
     p.add_argument(
         "--ready-timeout",
         type=float,
-        default=15.0,
+        default=d.ready_timeout,
         help="seconds a seated client has to answer ISREADY (default: %(default)s)",
     )
     p.add_argument(
         "--forfeit-after",
         type=int,
-        default=3,
+        default=d.forfeit_after,
         help="lost turns in a row that forfeit the game and end the match; 0 = never "
         "(default: %(default)s)",
     )
@@ -149,12 +159,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         type=int,
         default=None,
         help="matches played at once: bot games, and one game between two clients "
-        "(default: 16, or --ports if more: a game in every room)",
+        f"(default: {DEFAULT_MAX_MATCHES}, or --ports if more: a game in every room)",
     )
     p.add_argument(
         "--ports",
         type=int,
-        default=1,
+        default=d.ports,
         help="listen on this many ports: the TCP port and the next ones (or free ports with "
         "--tcp-port 0), each a separate room with its own lobby and seed + i; an env runner's "
         "envs share one server so (default: %(default)s)",
@@ -302,16 +312,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         config = build_config(args)
     except ConfigError as exc:
-        print(f"curling server: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from None
     if args.agent and config.http_port is None:
-        print("curling server: --agent needs the page (--http-port)", file=sys.stderr)
-        return 2
+        raise UsageError("--agent needs the page (--http-port)")
     try:
         agents = agent_factories(args.agent)
     except ConfigError as exc:
-        print(f"curling server: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from None
     quiet = args.quiet or args.announce  # --announce: a program reads this server's output
     play_key = secrets.token_urlsafe(9)
     try:
@@ -327,5 +334,4 @@ def run(args: argparse.Namespace) -> int:
                 play_key=play_key,
             )
     except ServerStartError as exc:
-        print(f"curling server: {exc}", file=sys.stderr)
-        return 1
+        raise CommandError(str(exc)) from None

@@ -11,20 +11,17 @@ import argparse
 import csv
 import json
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
+
+from rllib_curling.cli import UsageError
 
 EXAMPLES = """examples:
   curling simulate --v 3 --h 0 --w 0 --no-noise
   curling simulate --v 4.5 --w -1 --position "2.375 4.88 0 0 ..." --json
   curling simulate --throws throws.csv --seed 1
 """
-
-
-class UsageError(Exception):
-    """A bad flag value or input file: printed on stderr, exit code 2."""
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -64,9 +61,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         return _run(args)
-    except (UsageError, ValueError, OSError) as exc:
-        print(f"curling simulate: error: {exc}", file=sys.stderr)
-        return 2
+    except (ValueError, OSError) as exc:  # a bad throw or position, an unreadable file
+        raise UsageError(str(exc)) from None
 
 
 def _run(args: argparse.Namespace) -> int:

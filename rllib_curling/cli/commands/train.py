@@ -12,6 +12,8 @@ import json
 import sys
 from typing import Any
 
+from rllib_curling.cli import UsageError
+
 DESCRIPTION = """\
 Train with Tune (its progress table is the progress output). With --env curling (or
 curling_multi) the config starts from rllib_curling.rl.training.algorithm_config (the curling
@@ -198,5 +200,4 @@ def run_train(args: argparse.Namespace) -> int:
             if started:
                 ray.shutdown()
     except ConfigError as exc:
-        print(f"rllib train: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from None
