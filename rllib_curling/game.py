@@ -119,7 +119,7 @@ def check_ends(ends: Any) -> int:
     ok = isinstance(ends, int) and not isinstance(ends, bool)
     if not ok or (ends != -1 and ends < 1):
         raise ConfigError(f"ends must be a positive int or -1 (unlimited), got {ends!r}")
-    return ends
+    return int(ends)
 
 
 def first_seat_after(first_seat: Seat, end_score: Score, config: GameConfig) -> Seat:

@@ -74,13 +74,15 @@ class Ratings:
     @property
     def played(self) -> np.ndarray:
         """(P,) games each player played."""
-        return self.games.sum(axis=1)
+        played: np.ndarray = self.games.sum(axis=1)
+        return played
 
     @property
     def score_share(self) -> np.ndarray:
         """(P,) each player's score over its games (draws half); NaN without games."""
         with np.errstate(invalid="ignore", divide="ignore"):
-            return self.score.sum(axis=1) / self.played
+            share: np.ndarray = self.score.sum(axis=1) / self.played
+            return share
 
     def order(self) -> list[int]:
         """Player indices, best rating first (ties: list order)."""
@@ -89,7 +91,7 @@ class Ratings:
     def expected(self, a: str, b: str) -> float:
         """The model's expected score of ``a`` against ``b``."""
         i, j = self.players.index(a), self.players.index(b)
-        return 1.0 / (1.0 + 10.0 ** ((self.rating[j] - self.rating[i]) / 400.0))
+        return float(1.0 / (1.0 + 10.0 ** ((self.rating[j] - self.rating[i]) / 400.0)))
 
     def as_dict(self) -> dict[str, Any]:
         """Plain dict, ranked best first, for ``--json``."""

@@ -16,11 +16,10 @@ Constructors raise :class:`ProtocolError` naming the field, the value and what i
 
 from __future__ import annotations
 
-import functools
 import math
 import re
-from dataclasses import dataclass, fields
-from typing import Any, ClassVar, TypeVar
+from dataclasses import Field, dataclass, fields
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -38,7 +37,11 @@ N_COORDS = 32
 #: Empty messages in a row that end a session: the platform sends 5 and clients quit after 5.
 EMPTIES_TO_CLOSE = 5
 
+_M = TypeVar("_M", bound="Message")
+_N = TypeVar("_N", bound="NumberArgs")
 _C = TypeVar("_C", bound="CoordArgs")
+_S = TypeVar("_S", bound="SeatArg")
+_W = TypeVar("_W", bound="WordArg")
 
 
 def check_text(msg: object, value: str) -> None:
@@ -59,7 +62,7 @@ class Message:
         return self.KEYWORD
 
     @classmethod
-    def parse_args(cls, args: str) -> Message:
+    def parse_args(cls: type[_M], args: str) -> _M:
         """Build the message from the text after its keyword (raises ProtocolError)."""
         return cls()
 
@@ -96,19 +99,28 @@ class Unknown(Message):
         return self.text
 
 
-@functools.cache
-def _fields(cls: type) -> tuple[Any, ...]:
+_FIELDS: dict[type[Message], tuple[Field[Any], ...]] = {}
+_NUMBER_FIELDS: dict[type[Message], tuple[tuple[str, bool], ...]] = {}
+
+
+def _fields(cls: type[Message]) -> tuple[Field[Any], ...]:
     """``dataclasses.fields`` of a message class, computed once."""
-    return fields(cls)
+    found = _FIELDS.get(cls)
+    if found is None:
+        found = _FIELDS[cls] = fields(cls)
+    return found
 
 
-@functools.cache
-def _number_fields(cls: type) -> tuple[tuple[str, bool], ...]:
+def _number_fields(cls: type[Message]) -> tuple[tuple[str, bool], ...]:
     """``(name, is_int)`` of each field of a ``NumberArgs`` class, computed once."""
-    return tuple((f.name, f.type in ("int", int)) for f in _fields(cls))
+    found = _NUMBER_FIELDS.get(cls)
+    if found is None:
+        found = tuple((f.name, f.type in ("int", int)) for f in _fields(cls))
+        _NUMBER_FIELDS[cls] = found
+    return found
 
 
-class NumberArgs:
+class NumberArgs(Message):
     """Arguments are the dataclass fields in order; ``int`` fields integral, ``float`` finite."""
 
     KEYWORD: ClassVar[str]
@@ -126,8 +138,12 @@ class NumberArgs:
         tokens = [str(v) if isinstance(v, int) else format_float(v) for v in values]
         return " ".join([self.KEYWORD, *tokens])
 
+    if TYPE_CHECKING:  # the message classes are dataclasses: their fields, in order
+
+        def __init__(self, *values: Any) -> None: ...
+
     @classmethod
-    def parse_args(cls, args: str) -> NumberArgs:
+    def parse_args(cls: type[_N], args: str) -> _N:
         integer = [is_int for _, is_int in _number_fields(cls)]
         numbers = plain_floats(args, len(integer))
         if numbers is not None:
@@ -161,7 +177,7 @@ class StateArgs(NumberArgs):
 
 
 @dataclass(frozen=True)
-class CoordArgs:
+class CoordArgs(Message):
     """``coords``: 32 floats x0 y0 … x15 y15, row k = stone k of the end in throwing order."""
 
     KEYWORD: ClassVar[str]
@@ -201,7 +217,7 @@ class CoordArgs:
         return " ".join([self.KEYWORD, *coord_texts(self.coords)])
 
     @classmethod
-    def parse_args(cls, args: str) -> CoordArgs:
+    def parse_args(cls: type[_C], args: str) -> _C:
         numbers = plain_floats(args, N_COORDS)
         if numbers is not None:
             return cls(tuple(numbers))
@@ -216,7 +232,7 @@ class CoordArgs:
 
 
 @dataclass(frozen=True)
-class SeatArg:
+class SeatArg(Message):
     """``seat``: 0 = Player1 (throws first in end 1), 1 = Player2; wire ``Player1|Player2``."""
 
     KEYWORD: ClassVar[str]
@@ -236,7 +252,7 @@ class SeatArg:
         return f"{self.KEYWORD} {self.player}"
 
     @classmethod
-    def parse_args(cls, args: str) -> SeatArg:
+    def parse_args(cls: type[_S], args: str) -> _S:
         tokens = args.split()
         match = re.fullmatch(r"player([12])", tokens[0], re.IGNORECASE) if tokens else None
         if match is None:
@@ -245,25 +261,29 @@ class SeatArg:
         return cls(int(match.group(1)) - 1)
 
 
-class WordArg:
+class WordArg(Message):
     """One field holding one of ``ALLOWED`` (upper case; decoding is case-insensitive)."""
 
     KEYWORD: ClassVar[str]
     ALLOWED: ClassVar[tuple[str, ...]]
 
+    if TYPE_CHECKING:  # the message classes are dataclasses of one field, the word
+
+        def __init__(self, word: str) -> None: ...
+
     def _word(self) -> str:
-        return getattr(self, fields(self)[0].name)
+        return str(getattr(self, _fields(type(self))[0].name))
 
     def __post_init__(self) -> None:
         if self._word() not in self.ALLOWED:
-            name = f"{type(self).__name__}.{fields(self)[0].name}"
+            name = f"{type(self).__name__}.{_fields(type(self))[0].name}"
             raise ProtocolError(f"{name} is {self._word()!r}; allowed: {'/'.join(self.ALLOWED)}")
 
     def to_text(self) -> str:
         return f"{self.KEYWORD} {self._word()}"
 
     @classmethod
-    def parse_args(cls, args: str) -> WordArg:
+    def parse_args(cls: type[_W], args: str) -> _W:
         tokens = args.split()
         if not tokens or tokens[0].upper() not in cls.ALLOWED:
             got = repr(tokens[0]) if tokens else "nothing"

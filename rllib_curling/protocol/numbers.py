@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
 
 from rllib_curling.errors import ProtocolError
 
@@ -93,7 +94,7 @@ def plain_floats(args: str, count: int) -> list[float] | None:
     return values if math.isfinite(sum(values)) else None
 
 
-def checked_number(what: str, value: object, integer: bool) -> float | int:
+def checked_number(what: str, value: Any, integer: bool) -> float | int:
     try:
         number = float(value)
     except (TypeError, ValueError):

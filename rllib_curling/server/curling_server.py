@@ -244,7 +244,8 @@ class CurlingServer:
         return not conn.closed
 
     def _room_for_a_match(self) -> bool:
-        return len(self._matches) < self.config.max_matches
+        limit = self.config.max_matches  # set by ServerConfig from the ports when None
+        return limit is None or len(self._matches) < limit
 
     async def _refuse(self, conn: Connection, why: str) -> None:
         log.warning("%r refused: %s", conn, why)
@@ -298,7 +299,12 @@ class CurlingServer:
                 return False
             partner: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
             room.lobby_ready[conn] = partner
-            conn.on_close = lambda: partner.done() or partner.set_result(False)
+
+            def lost_partner() -> None:
+                if not partner.done():
+                    partner.set_result(False)
+
+            conn.on_close = lost_partner
             self._pair_if_ready(room)
             if not partner.done():  # say who waits, and why (console: not only with -v)
                 who = f"{conn.team_name} ({conn.peer})" if conn.team_name else conn.peer

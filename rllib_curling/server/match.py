@@ -38,11 +38,11 @@ import numpy as np
 
 from rllib_curling import protocol as p
 from rllib_curling import sheet
-from rllib_curling.game import Game, GameConfig, GameState, Transition
+from rllib_curling.game import Game, GameConfig, GameState, Result, Transition
 from rllib_curling.server.config import ServerConfig
 from rllib_curling.server.connection import SeatLost
 from rllib_curling.server.players import Player
-from rllib_curling.server.records import GameRecorder, position_list
+from rllib_curling.server.records import Recorder, position_list
 
 log = logging.getLogger("rllib_curling.server")
 _SEED_BOUND = 2**63
@@ -69,7 +69,7 @@ class Match:
         players: list[Player],
         *,
         config: ServerConfig,
-        recorder: GameRecorder,
+        recorder: Recorder,
         match_index: int,
         seed: int,
         game_id_prefix: str = "",
@@ -335,7 +335,7 @@ class Match:
     ) -> None:
         results = [state.result_for(0), state.result_for(1)]
         if lost_seat is not None:
-            results[lost_seat], results[1 - lost_seat] = "LOSE", "WIN"
+            results[lost_seat], results[1 - lost_seat] = Result.LOSE, Result.WIN
         record = {
             "type": "game", "game_id": game_id, "players": self._names(),
             "end_scores": [list(s) for s in state.end_scores], "totals": list(state.totals),

@@ -42,7 +42,7 @@ if sys.platform == "win32":
     # stops when we do). ``start_new_session`` means nothing on Windows.
     _DETACHED: dict[str, Any] = {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
 else:
-    _DETACHED = {"start_new_session": True}
+    _DETACHED: dict[str, Any] = {"start_new_session": True}
 
 
 @dataclass(frozen=True)

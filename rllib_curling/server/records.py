@@ -40,12 +40,24 @@ import logging
 import os
 import time
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 import numpy as np
 
 log = logging.getLogger(__name__)
 RECORD_VERSION = 1
+
+
+class Recorder(Protocol):
+    """Where a match writes its records: ``GameRecorder`` (the file), or it and the page
+    (``web.feeds.TeeRecorder``). ``enabled``: whether anything keeps the records."""
+
+    @property
+    def enabled(self) -> bool: ...
+
+    def write(self, record: dict[str, Any]) -> None: ...
+
+    def flush(self) -> None: ...
 
 
 class GameRecorder:
@@ -110,7 +122,7 @@ def read_records(path: str | Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
-def shot_randomness(*, seed: object = None, shot_seed: object = None) -> dict[str, Any]:
+def shot_randomness(*, seed: int | None = None, shot_seed: int | None = None) -> dict[str, Any]:
     """``physics.simulate``'s randomness for a shot record: ``seed=`` the physics seed it holds,
     or for an older record ``rng=default_rng(shot_seed)``; ValueError when it holds neither."""
     if seed is not None:

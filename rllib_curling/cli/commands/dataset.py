@@ -129,7 +129,7 @@ def init_ray(address: str | None) -> None:
 
     if not ray.is_initialized():
         ray.init(address=address, include_dashboard=False, log_to_driver=False,
-                 logging_level="ERROR")  # fmt: skip
+                 logging_level=logging.ERROR)  # fmt: skip
     logging.getLogger("ray.data").setLevel(logging.ERROR)
     ray.data.DataContext.get_current().enable_progress_bars = False
 

@@ -98,7 +98,11 @@ def run(args: argparse.Namespace) -> int:
     if sinks:
         from rllib_curling.server.web.feeds import ClientFeed
 
-        feed = ClientFeed(lambda record: [sink(record) for sink in sinks], args.name)
+        def publish(record: dict[str, Any]) -> None:
+            for sink in sinks:
+                sink(record)
+
+        feed = ClientFeed(publish, args.name)
         client.on_message = feed.message
     try:
         seat = client.connect()

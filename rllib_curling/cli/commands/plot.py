@@ -120,8 +120,8 @@ def run(args: argparse.Namespace) -> int:
     fig.tight_layout()
     out = Path(args.out).expanduser() if args.out else run_dir / "learning_curve.png"
     fig.savefig(out, dpi=110)
-    rows = max(len(r) for r in trials.values())
-    print(f"wrote {out} ({len(trials)} trial(s), up to {rows} iterations)")
+    longest = max(len(r) for r in trials.values())
+    print(f"wrote {out} ({len(trials)} trial(s), up to {longest} iterations)")
     return 0
 
 

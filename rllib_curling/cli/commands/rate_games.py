@@ -119,7 +119,7 @@ def play_round_robin(
     from multiprocessing import get_all_start_methods, get_context
 
     pairs = schedule(entrants, setup.pairs)
-    out = [{"a": a.name, "b": b.name, "seed": setup.seed + k, "scores": []}
+    out: list[dict[str, Any]] = [{"a": a.name, "b": b.name, "seed": setup.seed + k, "scores": []}
            for k, (a, b) in enumerate(pairs)]  # fmt: skip
     start = time.perf_counter()
     in_pool = [k for k, (a, b) in enumerate(pairs) if a.kind == b.kind == "bot"]

@@ -76,7 +76,7 @@ def next_seat(record: dict[str, Any], config: GameConfig) -> int | None:
     if not config.unlimited and int(record["end"]) + 1 >= config.ends:
         return None
     first = thrower if shot % 2 == 0 else 1 - thrower
-    return first_seat_after(first, tuple(record["end_score"]), config)  # type: ignore[arg-type]
+    return first_seat_after(first, tuple(record["end_score"]), config)
 
 
 def compact_frames(trajectory: np.ndarray, stride_ticks: int) -> dict[str, Any]:
@@ -124,6 +124,7 @@ def shot_frames(
         randomness = shot_randomness(seed=seed, shot_seed=shot_seed)
     position = np.asarray(before, dtype=np.float64).reshape(sheet.STONES_PER_END, 2)
     result = physics.simulate(position, int(shot), throw, trajectory_stride=stride, **randomness)
+    assert result.trajectory is not None  # asked for with trajectory_stride
     return compact_frames(result.trajectory, stride), result.position
 
 
