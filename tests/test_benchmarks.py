@@ -12,7 +12,11 @@ import pytest
 
 from rllib_curling.cli.curling import main as curling_main
 
-pytestmark = [pytest.mark.timeout(300), pytest.mark.usefixtures("no_leftover_servers")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.timeout(300),
+    pytest.mark.usefixtures("no_leftover_servers"),
+]
 
 
 def test_bench_env__prints_every_path(capsys: pytest.CaptureFixture[str]) -> None:

@@ -44,6 +44,7 @@ def test_rate__json_result(capsys: pytest.CaptureFixture[str]) -> None:
     assert sum(sum(row) for row in result["score"]) == 2  # every game scores 1 in total
 
 
+@pytest.mark.slow
 def test_rate__a_pool_of_workers_plays_the_same_games(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["rate", "0", "1", "2", "--games", "1", "--ends", "1", "--json"]
     assert main(argv) == 0

@@ -103,6 +103,7 @@ def test_start_server_thread__port_in_use_raises_naming_the_port() -> None:
 @pytest.mark.skipif(
     sys.platform == "win32", reason="on Windows the server watches its parent process, not stdin"
 )
+@pytest.mark.slow
 def test_announce__exit_with_parent_after_a_game(tmp_path: Path) -> None:
     proc = curling_server(
         "--tcp-port", "0", "--announce", "--exit-with-parent", "--ends", "1", "--seed", "3"
@@ -154,6 +155,7 @@ def _stop(proc: subprocess.Popen[bytes]) -> tuple[str, str]:
     return out.decode(), err.decode()
 
 
+@pytest.mark.slow
 def test_server_console__says_who_waits_in_the_lobby_and_prints_each_game() -> None:
     proc = curling_server("--tcp-port", "0", "--ends", "1", "--seed", "3")
     try:
@@ -188,6 +190,7 @@ def test_server_console__says_who_waits_in_the_lobby_and_prints_each_game() -> N
             proc.wait()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("flag", ["-q", "--announce"])
 def test_server_quiet__no_human_lines_with_q_or_announce(flag: str) -> None:
     proc = curling_server("--tcp-port", "0", "--ends", "1", "--announce", flag)
@@ -209,6 +212,7 @@ def test_server_quiet__no_human_lines_with_q_or_announce(flag: str) -> None:
     sys.platform == "win32",
     reason="no graceful SIGTERM on Windows: Popen.send_signal(SIGTERM) is TerminateProcess",
 )
+@pytest.mark.slow
 def test_sigterm__ends_the_session_and_flushes_records(tmp_path: Path) -> None:
     proc = curling_server(
         "--tcp-port", "0", "--announce", "--log-dir", str(tmp_path), "--turn-timeout", "30"

@@ -89,6 +89,7 @@ def test_match_watch__bot_games_on_the_page_and_the_same_games(
         assert last["replayed"]["position"] == first["position"]
 
 
+@pytest.mark.slow
 def test_match_watch__an_external_ai_on_a_server_with_the_page(start_server: Any) -> None:
     import socket
     import threading
@@ -123,6 +124,7 @@ def test_match_watch__an_external_ai_on_a_server_with_the_page(start_server: Any
     assert last["replayed"]["position"] == last["first_shot"]["position"]
 
 
+@pytest.mark.slow
 def test_env_private_server__the_page_only_when_asked(no_leftover_servers: None) -> None:
     from rllib_curling.env.curling_env import CurlingEnv
 

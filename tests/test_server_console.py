@@ -71,6 +71,7 @@ def test_printing__one_plain_line_each_and_nothing_after_the_block() -> None:
     assert CONSOLE.propagate and CONSOLE.level == logging.NOTSET  # as before the block
 
 
+@pytest.mark.slow
 def test_server__console_says_who_waits_in_the_lobby_and_each_game(
     start_server: Any, caplog: pytest.LogCaptureFixture
 ) -> None:

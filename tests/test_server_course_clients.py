@@ -199,6 +199,7 @@ def _play(*clients: Any) -> None:
         assert not th.is_alive(), "a client never finished its session"
 
 
+@pytest.mark.slow
 def test_client_2020__plays_a_three_game_session_against_a_bot(start_server: Any) -> None:
     from rllib_curling.server import ServerConfig
 

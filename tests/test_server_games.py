@@ -51,6 +51,7 @@ def test_two_raw_clients__play_each_other(start_server: Any) -> None:
     assert len(p1.positions) == len(p2.positions)  # POSITION goes to both
 
 
+@pytest.mark.slow
 def test_legacy_client__without_connectkey_is_seated_and_plays(start_server: Any) -> None:
     server = start_server(ends=1, opponent=2)
     start = time.monotonic()
@@ -117,6 +118,7 @@ def test_same_seed__replays_the_same_game(start_server: Any) -> None:
     assert one_game(8) != first
 
 
+@pytest.mark.slow
 def test_third_connection__gets_error_and_is_closed(start_server: Any) -> None:
     server = start_server(ends=1)
     port = server.address[1]
@@ -130,6 +132,7 @@ def test_third_connection__gets_error_and_is_closed(start_server: Any) -> None:
         x.close()
 
 
+@pytest.mark.slow
 def test_keys__wrong_key_or_level_is_refused(start_server: Any) -> None:
     server = start_server(ends=1, keys=("secret",))
     port = server.address[1]

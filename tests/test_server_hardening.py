@@ -25,7 +25,7 @@ from rllib_curling.errors import ConfigError
 from rllib_curling.server.config import ServerConfig
 from rllib_curling.server.records import read_records
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 pytest_plugins = ("server_fixtures",)
 
 

@@ -88,6 +88,7 @@ def test_person__plays_a_whole_game_throws_and_a_sweep_recorded(
     assert get_json(f"{web}api/seats/{token}")["over"]
 
 
+@pytest.mark.slow
 def test_person__bad_calls_are_refused_and_the_game_goes_on(server: Any, tmp_path: Path) -> None:
     web = server.web_url
     assert open_seat(web, key="wrong")[0] == 403

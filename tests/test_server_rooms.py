@@ -33,6 +33,7 @@ def _bot_game(address: tuple[str, int]) -> list[tuple[float, ...]]:
     return seen
 
 
+@pytest.mark.slow
 def test_rooms__each_port_plays_like_a_server_seeded_seed_plus_i() -> None:
     shared = ServerProcess(ServerOptions(ports=3, ends=1, seed=20))
     try:

@@ -153,6 +153,7 @@ def first_stone(port: int, sweep: float | None) -> tuple[float, float]:
     return row(c.t.positions[1], 0)
 
 
+@pytest.mark.slow
 def test_sweep__changes_the_landing_with_the_same_seed(start_server: Any) -> None:
     plain = first_stone(start_server(ends=1, seed=5, sweep_window=2.0).address[1], None)
     again = first_stone(start_server(ends=1, seed=5, sweep_window=2.0).address[1], None)

@@ -226,6 +226,7 @@ def test_server__http_port_in_use_is_a_one_line_error(no_leftover_servers: None)
     )
 
 
+@pytest.mark.slow
 def test_server__announces_and_prints_the_page_url(no_leftover_servers: None) -> None:
     proc = _curling("server", "--tcp-port", "0", "--http-port", "0", "--announce")
     try:
@@ -250,6 +251,7 @@ def test_server__announces_and_prints_the_page_url(no_leftover_servers: None) ->
         proc.communicate(timeout=30)
 
 
+@pytest.mark.slow
 def test_private_server__no_page_unless_asked(no_leftover_servers: None) -> None:
     assert "--http-port" not in ServerOptions().argv()
     quiet = ServerProcess(ServerOptions())
@@ -283,6 +285,7 @@ def test_replay__every_game_of_a_file_and_the_chosen_one(
     assert unfinished["status"] == "unfinished" and unfinished["shots"] == 8
 
 
+@pytest.mark.slow
 def test_replay_command__serves_the_page_and_stops_on_ctrl_c(played: dict[str, Any]) -> None:
     (path,) = sorted(played["log_dir"].glob("*.jsonl"))
     proc = _curling("replay", str(path), "--game", "1")

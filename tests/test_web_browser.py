@@ -17,7 +17,7 @@ import pytest
 from server_helpers import send_stop_signal
 from web_helpers import DONE, records_of, shoot, slow_bot_game
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 pytest_plugins = ("server_fixtures", "browser_fixtures")  # start_server; browser, page
 
 

@@ -17,7 +17,7 @@ from web_helpers import http, records_of, shoot
 from rllib_curling.server import start_server_thread
 from rllib_curling.server.config import ServerConfig
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 pytest_plugins = ("server_fixtures", "browser_fixtures")  # start_server; browser, page
 
 KEY = "classkey"
