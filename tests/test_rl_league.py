@@ -247,13 +247,13 @@ def test_league_runs__env_runner_steps_the_games_together() -> None:
 
     import rllib_curling.rl
     from rllib_curling.env.vector_multi_agent import CurlingVectorMultiAgentEnv
-    from rllib_curling.rl import training
+    from rllib_curling.rl.algorithm_configs import algorithm_config
     from rllib_curling.rl.env_runners import CurlingMultiAgentEnvRunner
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     rllib_curling.rl.registration.register()  # again: an earlier ray.shutdown() emptied it
     env_config = {"ends": 1, "action": "discrete", "league": {"levels": [2, 3]}}
-    config = training.algorithm_config(
+    config = algorithm_config(
         "PPO", env="curling_league", env_config=env_config, num_env_runners=0,
         num_envs_per_env_runner=2, model_config={"hiddens": [8]},
     )  # fmt: skip

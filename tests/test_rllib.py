@@ -12,7 +12,7 @@ import pytest
 from server_helpers import send_stop_signal
 
 from rllib_curling.cli import rllib as rllib_cli
-from rllib_curling.rl import training
+from rllib_curling.rl.algorithm_configs import algorithm_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
@@ -66,7 +66,7 @@ def test_algorithm__iterates_checkpoints_restores_on_auto_servers(
     from ray.rllib.algorithms.algorithm import Algorithm
 
     config = _small(
-        training.algorithm_config(
+        algorithm_config(
             algo, env_config=dict(ENV), num_env_runners=runners, model_config=SMALL_MODEL
         ),
         algo,
@@ -104,7 +104,7 @@ def test_env_runners__two_runners_two_envs_each_get_four_ports(
     """Every env has its own port. The default (vector) path: one server process per runner
     with a room per env; the sync path: one server process per env."""
     config = _small(
-        training.algorithm_config(
+        algorithm_config(
             "PPO",
             env_config=dict(ENV),
             num_env_runners=2,
@@ -140,7 +140,7 @@ def test_env_runners__two_runners_two_envs_each_get_four_ports(
 def test_old_stack_ppo__modelcatalog_model_one_iteration(
     ray_session: None, no_leftover_servers: None
 ) -> None:
-    config = training.algorithm_config(
+    config = algorithm_config(
         "PPO", env_config=dict(ENV), num_env_runners=0, old_stack=True, model_config=SMALL_MODEL
     ).training(train_batch_size=64, minibatch_size=32, num_epochs=1)
     algo_obj = config.build_algo()
@@ -375,7 +375,7 @@ def test_curriculum__promotes_logs_per_opponent_and_a_restored_run_resumes_its_l
         "curriculum": {"levels": [0, 1], "promote_at": 0.05, "window": 2, "review": 0.5},
     }
     config = _small(
-        training.algorithm_config(
+        algorithm_config(
             "PPO", env_config=env_config, num_env_runners=1, num_envs_per_env_runner=2,
             model_config=SMALL_MODEL,
         ),
