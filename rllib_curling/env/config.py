@@ -46,10 +46,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from rllib_curling.bots.levels import LEVELS, is_level
+from rllib_curling.env.rewards import check_reward
 from rllib_curling.errors import ConfigError
 
 ACTIONS = ("continuous", "discrete", "throw")
-REWARDS = ("score", "win", "shaped", "win_score")
 #: The client waits this much longer than the turn timeout for the server's next message.
 CLIENT_TIMEOUT_MARGIN_S = 30.0
 #: Default ``server_timeout``: about 20 times the longest silence of a healthy private server
@@ -91,8 +91,7 @@ class CurlingEnvConfig:
     def __post_init__(self) -> None:
         if self.action not in ACTIONS:
             raise ConfigError(f"action must be one of {ACTIONS}, got {self.action!r}")
-        if self.reward not in REWARDS:
-            raise ConfigError(f"reward must be one of {REWARDS}, got {self.reward!r}")
+        check_reward(self.reward)
         opponent_weights(self.opponent)  # raises ConfigError for a bad one
         if self.curriculum is not None:
             if self.opponent == "external":
