@@ -8,10 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from rllib_curling.env.config import CurlingEnvConfig
 from rllib_curling.env.league import (
     LEARNER,
     CurlingLeagueEnv,
     LeagueConfig,
+    LeagueSeating,
     check_league,
     parse_opponent,
     snapshot_slot,
@@ -172,6 +174,34 @@ def test_league_env__bot_and_snapshot_games_alternate_the_hammer_per_pair() -> N
         with pytest.raises(ConfigError, match="share"):
             env.set_league({"main_v1": 1.0, "main_v5": 1.0})
         assert env.league == {"main_v6": 1.0}  # a refused table leaves the league as it was
+    finally:
+        env.close()
+
+
+def test_league_seating__a_pair_per_draw_bots_by_key_snapshots_in_the_lobby() -> None:
+    seating = LeagueSeating(CurlingEnvConfig(seed=1), LeagueConfig(max_snapshots=2))
+    assert seating.possible_agents == ["main", "snapshot_0", "snapshot_1"]
+    seating.set_league({"level_4": 1.0})
+    assert seating.wants_new_session()  # nothing drawn yet
+    seating.new_session()
+    assert seating.open_session("k") == {"main": "k:4"}
+    seating.game_started()
+    assert not seating.wants_new_session() and not seating.hammer  # game 2: the bot leads
+    seating.game_started()
+    assert seating.wants_new_session()  # the pair is over
+    seating.set_league({"main_v3": 1.0})  # slot (3 - 1) mod 2 = 0
+    seating.new_session()
+    assert seating.open_session("k") == {"main": "k", "snapshot_0": "k"}
+    assert seating.hammer  # a new session: the learner is Player1 again
+
+
+def test_league_env__keeps_rllibs_worker_index_for_a_server_list() -> None:
+    from ray.rllib.env.env_context import EnvContext
+
+    servers = ["127.0.0.1:7001", "127.0.0.1:7002"]
+    env = CurlingLeagueEnv(EnvContext({"server": servers, "league": {"levels": [2]}}, 2))
+    try:  # worker 2 takes the second entry (env.config's rule); no connection is made
+        assert env._server.ensure() == ("127.0.0.1", 7002)
     finally:
         env.close()
 

@@ -97,7 +97,7 @@ class CurlingEnvConfig:
             if self.opponent == "external":
                 raise ConfigError("curriculum needs built-in opponents, not opponent='external'")
             CurriculumConfig.from_value(self.curriculum)
-        if not _finite_number(self.score_weight) or self.score_weight < 0:
+        if not finite_number(self.score_weight) or self.score_weight < 0:
             raise ConfigError(f"score_weight must be a number >= 0, got {self.score_weight!r}")
         if not isinstance(self.ends, int) or (self.ends < 1 and self.ends != -1):
             raise ConfigError(f"ends must be a positive int or -1 (unlimited), got {self.ends!r}")
@@ -195,11 +195,11 @@ class CurriculumConfig:
             )
         if len(set(self.levels)) != len(self.levels):
             raise ConfigError(f"curriculum levels repeat a level: {list(self.levels)}")
-        if not (_finite_number(self.promote_at) and 0 < self.promote_at <= 1):
+        if not (finite_number(self.promote_at) and 0 < self.promote_at <= 1):
             raise ConfigError(f"curriculum promote_at must be in (0, 1], got {self.promote_at!r}")
         if isinstance(self.window, bool) or not isinstance(self.window, int) or self.window < 1:
             raise ConfigError(f"curriculum window must be an int >= 1, got {self.window!r}")
-        if not (_finite_number(self.review) and 0 <= self.review < 1):
+        if not (finite_number(self.review) and 0 <= self.review < 1):
             raise ConfigError(f"curriculum review must be in [0, 1), got {self.review!r}")
 
     @classmethod
@@ -260,7 +260,7 @@ def opponent_weights(opponent: Any) -> dict[int | str, float]:
     elif isinstance(opponent, dict) and opponent:
         raw = {}
         for level, weight in opponent.items():
-            if not _finite_number(weight) or weight <= 0:
+            if not finite_number(weight) or weight <= 0:
                 raise ConfigError(
                     f"opponent weight of {level!r} must be a number > 0, got {weight!r}"
                 )
@@ -274,7 +274,7 @@ def opponent_weights(opponent: Any) -> dict[int | str, float]:
     return {level: weight / total for level, weight in raw.items()}
 
 
-def _finite_number(value: Any) -> bool:
+def finite_number(value: Any) -> bool:
     """A real number (not a bool) that is finite."""
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
@@ -290,7 +290,7 @@ def refuse_unknown_keys(cls: type, values: dict[str, Any], what: str) -> None:
 
 def _positive_seconds(value: Any) -> bool:
     """A real number (not a bool), finite and > 0."""
-    return _finite_number(value) and value > 0
+    return finite_number(value) and value > 0
 
 
 def _parse_address(entry: Any, default_host: str = "127.0.0.1") -> tuple[str, int]:

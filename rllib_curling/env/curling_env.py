@@ -10,7 +10,7 @@ import numpy as np
 from rllib_curling import observation, rules
 from rllib_curling.aiming.tables import shot_tables
 from rllib_curling.aiming.templates import TEMPLATES, Throw, template_table
-from rllib_curling.client import CONNECT_TIMEOUT_S, CurlingClient
+from rllib_curling.client import CurlingClient
 from rllib_curling.env.config import SERVER_TIMEOUT_S, CurlingEnvConfig, opponent_weights
 from rllib_curling.env.rewards import game_reward
 from rllib_curling.env.servers import EnvServer
@@ -206,20 +206,11 @@ class CurlingEnv(gym.Env):
         return self._server.web_url
 
     def _connect(self) -> CurlingClient:
-        host, port = self._server.ensure()
+        key = self.config.connect_key(self._opponent)
+        timeout = self.config.reply_timeout()
+        client = self._server.connect_client(key=key, name=self.config.name, timeout=timeout)
         if self._server.generation != self._generation:  # a new private server: count afresh
             self._generation, self._connections = self._server.generation, 0
-        timeout = self.config.reply_timeout()
-        client = CurlingClient(
-            host,
-            port,
-            key=self.config.connect_key(self._opponent),
-            name=self.config.name,
-            timeout=timeout,
-            connect_timeout=min(timeout, CONNECT_TIMEOUT_S),
-            sweep_reply=self.config.sweep_reply,
-        )
-        client.connect()
         self._connections += 1
         return client
 
