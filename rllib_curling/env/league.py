@@ -125,7 +125,7 @@ class LeagueConfig:
 
     | key                        | meaning                                                   |
     |----------------------------|-----------------------------------------------------------|
-    | ``levels``                 | built-in levels in the league (default 2–8)               |
+    | ``levels``                 | built-in levels in the league (default: 2 and up)         |
     | ``rule``                   | ``"hard"`` (weight (1 − p)²) or ``"variance"`` (p(1 − p)) |
     | ``floor``                  | least weight of an opponent before normalising            |
     | ``prior``                  | the win rate p assumed against an opponent never played   |
@@ -140,7 +140,7 @@ class LeagueConfig:
     |                            | ``results/curling-ppo``, the curriculum run's), or None   |
     """
 
-    levels: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8)
+    levels: tuple[int, ...] = LEVELS[2:]
     rule: str = "hard"
     floor: float = 0.05
     prior: float = 0.5
