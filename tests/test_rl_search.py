@@ -334,3 +334,27 @@ def test_curling_play__explain_writes_why_into_the_record(tmp_path: Path) -> Non
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert no_sink.returncode == 2 and "--explain shows on --watch" in no_sink.stderr
+
+
+class _FixedPolicy:
+    """A policy that always takes ``action`` (what ``AgentBot`` needs of ``load_policy``'s)."""
+
+    def __init__(self, space: gym.Space, action: np.ndarray) -> None:
+        self.action_space, self.action = space, action
+
+    def __call__(self, obs: np.ndarray) -> np.ndarray:
+        return self.action
+
+
+def test_agent_bot__maps_actions_as_the_env_does_for_every_mode() -> None:
+    from rllib_curling.aiming.tables import shot_tables
+    from rllib_curling.env.actions import continuous_throw
+    from rllib_curling.game import Game, GameConfig
+
+    state, rng = Game.init(GameConfig(ends=1)), np.random.default_rng(0)
+    raw = search.AgentBot(_FixedPolicy(throw_space(), np.array([2.4, 0.1, -1.0])))
+    assert raw.choose(state, rng) == (2.4, 0.1, -1.0, 0.0)  # a throw policy's own throw
+    action = np.array([0.2, -0.3, 0.5])
+    box = gym.spaces.Box(-1.0, 1.0, (3,), np.float32)
+    mapped = search.AgentBot(_FixedPolicy(box, action)).choose(state, rng)
+    assert mapped == pytest.approx(continuous_throw(action, shot_tables()))
