@@ -142,6 +142,26 @@ def test_propose__the_policys_choice_first_then_distinct_others(
         assert len({tuple(np.round(a, 6)) for a in proposals}) == 5
 
 
+def test_likely__one_forward_pass_gives_the_ranking_and_its_probabilities(
+    tmp_path: Path,
+) -> None:
+    import torch
+
+    spec = module_spec("ppo", **SMALL)
+    spec.observation_space, spec.action_space = OBS_SPACE, gym.spaces.Discrete(65)
+    spec.build().save_to_path(tmp_path / "module")
+    policy = load_policy(tmp_path / "module")
+    obs = observe(last_stone_tied())
+    forward, calls = policy.module.forward_inference, []
+    policy.module.forward_inference = lambda batch: calls.append(1) or forward(batch)
+    top, probabilities = policy.likely(obs, 3)
+    assert len(calls) == 1
+    assert top == policy.propose(obs, 3, np.random.default_rng(0))
+    logits = forward({"obs": torch.from_numpy(obs[None].astype(np.float32))})["action_dist_inputs"]
+    expected = torch.softmax(logits[0].double(), dim=0).numpy()
+    assert probabilities == [float(expected[a]) for a in top]
+
+
 def test_player__searches_only_when_asked() -> None:
     player = PolicyPlayer(lambda obs: THROW_AWAY, gym.spaces.Discrete(65))
     client = last_stone_tied()
