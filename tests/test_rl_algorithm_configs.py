@@ -18,6 +18,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
+from rllib_helpers import assert_resumes
 
 from rllib_curling import observation as spaces
 from rllib_curling.aiming.templates import TEMPLATES
@@ -68,19 +69,17 @@ class FakeCurlingEnv(gym.Env):
 
 
 @pytest.fixture(scope="module")
-def ray_session() -> Iterator[None]:
-    import ray
+def ray_session(ray_session: None) -> Iterator[None]:
+    """conftest's Ray session, with this module's fake env registered."""
     from ray import cloudpickle
     from ray.tune.registry import register_env
 
     # Ship this test module's env class by value: runners cannot import a test module.
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     register_env(FAKE_ENV, lambda ctx: FakeCurlingEnv(ctx))
     try:
         yield
     finally:
-        ray.shutdown()
         cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
         if TIMINGS:
             print("\nsmoke timings (s):", {k: round(v, 1) for k, v in TIMINGS.items()})
@@ -136,7 +135,6 @@ def _check_policy(checkpoint: Any, action_space: gym.Space) -> None:
 def test_new_stack__trains_saves_restores(
     ray_session: None, tmp_path: Path, algo: str, runners: int
 ) -> None:
-    from ray.rllib.algorithms.algorithm import Algorithm
 
     start = time.perf_counter()
     config = algorithm_config(algo, env=FAKE_ENV, num_env_runners=runners, model_config=SMALL)
@@ -148,13 +146,7 @@ def test_new_stack__trains_saves_restores(
         path = built.save_to_path(tmp_path / "ckpt")
     finally:
         built.stop()
-    restored = Algorithm.from_checkpoint(path)
-    try:
-        iteration = restored.iteration
-        result = restored.train()
-        assert result["training_iteration"] == iteration + 1
-    finally:
-        restored.stop()
+    assert_resumes(path)
     if algo in ("PPO", "DQN"):
         space = FakeCurlingEnv({"action": "discrete" if algo == "DQN" else "continuous"})
         _check_policy(path, space.action_space)

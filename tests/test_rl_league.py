@@ -272,16 +272,11 @@ def test_resolve_start_from__absolute_checkpoint_or_one_line_error(tmp_path: Pat
     assert "\n" not in str(err.value)
 
 
-def test_league_runs__env_runner_steps_the_games_together() -> None:
-    import ray
-
-    import rllib_curling.rl
+def test_league_runs__env_runner_steps_the_games_together(ray_session: None) -> None:
     from rllib_curling.env.vector_multi_agent import CurlingVectorMultiAgentEnv
     from rllib_curling.rl.algorithm_configs import algorithm_config
     from rllib_curling.rl.env_runners import CurlingMultiAgentEnvRunner
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    rllib_curling.rl.registration.register()  # again: an earlier ray.shutdown() emptied it
     env_config = {"ends": 1, "action": "discrete", "league": {"levels": [2, 3]}}
     config = algorithm_config(
         "PPO", env="curling_league", env_config=env_config, num_env_runners=0,
@@ -297,4 +292,3 @@ def test_league_runs__env_runner_steps_the_games_together() -> None:
         assert finished and all(e.get_infos()["main"][-1]["result"] for e in finished)
     finally:
         algo.stop()
-        ray.shutdown()

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from rllib_helpers import announced_server, assert_resumes
 from server_helpers import send_stop_signal
 
 from rllib_curling.cli import rllib as rllib_cli
@@ -18,22 +18,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
 SMALL_MODEL = {"stone_hiddens": [32], "context_hiddens": [16], "hiddens": [64]}
 ENV = {"opponent": 1, "ends": 1}
-
-
-@pytest.fixture(scope="module")
-def ray_session() -> Iterator[None]:
-    import ray
-
-    from rllib_curling.server.process import ServerOptions, ServerProcess
-
-    # Start one server first, so the engine's compiled code is cached before env runners start
-    # several servers at once on 2 busy cores.
-    ServerProcess(ServerOptions()).stop()
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        yield
-    finally:
-        ray.shutdown()
 
 
 def _small(config, algo: str):  # type: ignore[no-untyped-def]
@@ -63,7 +47,6 @@ def _train_until_learning(algo_obj, budget_s: float = 120.0) -> dict:  # type: i
 def test_algorithm__iterates_checkpoints_restores_on_auto_servers(
     algo: str, runners: int, ray_session: None, tmp_path: Path, no_leftover_servers: None
 ) -> None:
-    from ray.rllib.algorithms.algorithm import Algorithm
 
     config = _small(
         algorithm_config(
@@ -85,13 +68,7 @@ def test_algorithm__iterates_checkpoints_restores_on_auto_servers(
         path = algo_obj.save_to_path(str(tmp_path / "ckpt"))
     finally:
         algo_obj.stop()
-    restored = Algorithm.from_checkpoint(path)
-    try:
-        before = restored.iteration
-        result = restored.train()
-        assert result["training_iteration"] == before + 1
-    finally:
-        restored.stop()
+    assert_resumes(path)
 
 
 @pytest.mark.parametrize(
@@ -267,18 +244,9 @@ def test_curling_play__whole_game_on_a_test_server(
     monkeypatch: pytest.MonkeyPatch,
     no_leftover_servers: None,
 ) -> None:
-    import subprocess
-    import sys
-
     from rllib_curling.cli.curling import main as curling_main
 
-    server = subprocess.Popen(
-        [sys.executable, "-m", "rllib_curling", "server", "--tcp-port", "0", "--announce",
-         "--games", "1", "--ends", "2", "--exit-with-parent"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        _, host, port = server.stdout.readline().split()
+    with announced_server(games=1, ends=2) as (host, port):
         monkeypatch.chdir(cli_checkpoint)  # a trial directory, relative: its newest checkpoint
         trial = next(p.name for p in Path(cli_checkpoint).iterdir() if p.name.startswith("PPO_"))
         args = ["play", "--checkpoint", trial, "-H", host, "-p", port, "-k", "localtest:2"]
@@ -286,9 +254,6 @@ def test_curling_play__whole_game_on_a_test_server(
         out = capsys.readouterr().out
         assert re.search(r"^game 1: (WIN|LOSE|DRAW) \d+-\d+", out, re.M), out
         assert "session over after 1 game" in out
-    finally:
-        server.terminate()
-        server.wait(10)
 
 
 def _until_linger(proc, marker: str) -> tuple[list[str], str]:  # type: ignore[no-untyped-def]
@@ -338,13 +303,7 @@ def test_curling_play__watch_shows_the_games_it_plays(
 
     from web_helpers import get_json
 
-    server = subprocess.Popen(
-        [sys.executable, "-m", "rllib_curling", "server", "--tcp-port", "0", "--announce",
-         "--games", "1", "--ends", "1", "--exit-with-parent"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        _, host, port = server.stdout.readline().split()
+    with announced_server(games=1, ends=1) as (host, port):
         cmd = [sys.executable, "-m", "rllib_curling", "play", "--checkpoint", cli_checkpoint,
                "-H", host, "-p", port, "-k", "localtest:2", "--name", "mine"]  # fmt: skip
         cmd.append("--watch")
@@ -359,9 +318,6 @@ def test_curling_play__watch_shows_the_games_it_plays(
             graceful = send_stop_signal(proc, signal.SIGINT)  # Ctrl+C
             proc.communicate(timeout=60)
         assert proc.returncode == 0 or not graceful
-    finally:
-        server.terminate()
-        server.wait(30)
 
 
 def test_curriculum__promotes_logs_per_opponent_and_a_restored_run_resumes_its_level(
