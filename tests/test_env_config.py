@@ -29,7 +29,7 @@ def test_config__unknown_key_lists_valid_keys() -> None:
         {"action": "box"},
         {"reward": "points"},
         {"ends": 0},
-        {"ends": True},  # the game's rule (GameConfig): a bool is not a number of ends
+        {"ends": True},  # the game's rule (game.check_ends): a bool is not a number of ends
         {"ends": 2.0},
         {"server": "localhost"},
         {"server": []},
@@ -160,7 +160,9 @@ def test_curriculum__needs_built_in_opponents() -> None:
         CurlingEnvConfig.from_dict({"opponent": "external", "curriculum": True})
 
 
-def test_config__defaults_shared_with_the_private_server() -> None:
+def test_config__turn_timeout_default_is_the_servers() -> None:
+    from rllib_curling.server.config import ServerConfig
     from rllib_curling.server.process import ServerOptions
 
+    assert CurlingEnvConfig().turn_timeout == ServerConfig().turn_timeout
     assert CurlingEnvConfig().turn_timeout == ServerOptions().turn_timeout

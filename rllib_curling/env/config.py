@@ -48,8 +48,8 @@ from typing import Any
 from rllib_curling.bots.levels import LEVELS, is_level
 from rllib_curling.env.rewards import check_reward
 from rllib_curling.errors import ConfigError
-from rllib_curling.game import GameConfig
-from rllib_curling.server.process import ServerOptions
+from rllib_curling.game import check_ends
+from rllib_curling.server.config import TURN_TIMEOUT_S
 
 ACTIONS = ("continuous", "discrete", "throw")
 #: The client waits this much longer than the turn timeout for the server's next message.
@@ -79,7 +79,7 @@ class CurlingEnvConfig:
     action: str = "continuous"
     reward: str = "score"
     sweep: bool = False
-    turn_timeout: float = ServerOptions.turn_timeout  # the private server's, one definition
+    turn_timeout: float = TURN_TIMEOUT_S
     server_timeout: float = SERVER_TIMEOUT_S
     name: str = "rllib-curling"
     envs_per_worker: int = 1
@@ -101,7 +101,7 @@ class CurlingEnvConfig:
             CurriculumConfig.from_value(self.curriculum)
         if not finite_number(self.score_weight) or self.score_weight < 0:
             raise ConfigError(f"score_weight must be a number >= 0, got {self.score_weight!r}")
-        GameConfig(ends=self.ends)  # the game's rule: a positive int or -1; ConfigError if not
+        check_ends(self.ends)  # the game's rule: a positive int or -1
         if self.turn_timeout <= 0:
             raise ConfigError(f"turn_timeout must be > 0 seconds, got {self.turn_timeout!r}")
         if not _positive_seconds(self.server_timeout):
