@@ -11,8 +11,8 @@ import argparse
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 
 import rllib_curling.rl  # noqa: F401  (registers "curling_multi" with Ray)
+from rllib_curling.rl.algorithm_configs import algorithm_config
 from rllib_curling.rl.models import module_spec
-from rllib_curling.rl.training import algorithm_config
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--iterations", type=int, default=5)

@@ -14,7 +14,7 @@ import os
 from ray import tune
 
 import rllib_curling.rl  # noqa: F401  (registers the env and the network with Ray)
-from rllib_curling.rl.training import algorithm_config
+from rllib_curling.rl.algorithm_configs import algorithm_config
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--iterations", type=int, default=20)

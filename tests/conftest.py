@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterator
 
 import psutil
 import pytest
@@ -43,6 +44,26 @@ def wait_until_gone(pids: set[int], timeout: float = 10.0) -> set[int]:
         left &= server_pids()
         time.sleep(0.1)
     return left
+
+
+@pytest.fixture(scope="module")
+def ray_session() -> Iterator[None]:
+    """Ray on 2 CPUs for one test module, stopped after it. One server starts and stops first,
+    so the engine's compiled code is cached before env runners start several at once; the
+    curling names are registered again (an earlier module's ``ray.shutdown()`` emptied Ray's
+    registry). A module that needs more asks for this one in a fixture of the same name."""
+    import ray
+
+    import rllib_curling.rl
+    from rllib_curling.server.process import ServerOptions, ServerProcess
+
+    ServerProcess(ServerOptions()).stop()
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    rllib_curling.rl.registration.register()
+    try:
+        yield
+    finally:
+        ray.shutdown()
 
 
 @pytest.fixture

@@ -524,3 +524,26 @@ def test_env__opponent_mixture_draws_per_pair_of_games_with_the_hammer_alternati
     assert [opponent for opponent, _ in later] == [1, 1]
     with pytest.raises(ConfigError):
         CurlingEnv(config).set_opponents([9])
+
+
+def test_set_opponents__switching_to_external_raises_config_error() -> None:
+    env = CurlingEnv({"opponent": [0, 1]})  # no server starts before reset()
+    try:
+        with pytest.raises(ConfigError, match="built-in and external"):
+            env.set_opponents("external")
+        assert env.opponents == {0: 0.5, 1: 0.5}  # a refused mixture leaves the old one
+    finally:
+        env.close()
+
+
+def test_env_docstring__numbers_come_from_their_sources() -> None:
+    from rllib_curling import sheet
+    from rllib_curling.bots.levels import MAX_LEVEL
+    from rllib_curling.env import actions
+
+    doc = CurlingEnv.__doc__ or ""
+    assert "{" + "split}" not in doc and "{" + "template_table}" not in doc
+    assert f"y = {actions.DRAW_Y_LONG:g} … {actions.DRAW_Y_BACK:g}" in doc
+    assert f"x = {sheet.CENTRE_X:g} + {actions.AIM_X_RANGE:g}·a" in doc
+    assert f"high=({sheet.V_MAX:g}, {sheet.H_MAX:g}, {sheet.W_MAX:g})" in doc
+    assert f"``opponent`` (0–{MAX_LEVEL} or" in doc

@@ -29,6 +29,8 @@ def test_config__unknown_key_lists_valid_keys() -> None:
         {"action": "box"},
         {"reward": "points"},
         {"ends": 0},
+        {"ends": True},  # the game's rule (game.check_ends): a bool is not a number of ends
+        {"ends": 2.0},
         {"server": "localhost"},
         {"server": []},
         {"server": "127.0.0.1:99999"},
@@ -156,3 +158,11 @@ def test_curriculum__bad_values_raise(curriculum: object) -> None:
 def test_curriculum__needs_built_in_opponents() -> None:
     with pytest.raises(ConfigError, match="external"):
         CurlingEnvConfig.from_dict({"opponent": "external", "curriculum": True})
+
+
+def test_config__turn_timeout_default_is_the_servers() -> None:
+    from rllib_curling.server.config import ServerConfig
+    from rllib_curling.server.process import ServerOptions
+
+    assert CurlingEnvConfig().turn_timeout == ServerConfig().turn_timeout
+    assert CurlingEnvConfig().turn_timeout == ServerOptions().turn_timeout

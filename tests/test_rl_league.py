@@ -8,10 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from rllib_curling.env.config import CurlingEnvConfig
 from rllib_curling.env.league import (
     LEARNER,
     CurlingLeagueEnv,
     LeagueConfig,
+    LeagueSeating,
     check_league,
     parse_opponent,
     snapshot_slot,
@@ -176,6 +178,34 @@ def test_league_env__bot_and_snapshot_games_alternate_the_hammer_per_pair() -> N
         env.close()
 
 
+def test_league_seating__a_pair_per_draw_bots_by_key_snapshots_in_the_lobby() -> None:
+    seating = LeagueSeating(CurlingEnvConfig(seed=1), LeagueConfig(max_snapshots=2))
+    assert seating.possible_agents == ["main", "snapshot_0", "snapshot_1"]
+    seating.set_league({"level_4": 1.0})
+    assert seating.wants_new_session()  # nothing drawn yet
+    seating.new_session()
+    assert seating.open_session("k") == {"main": "k:4"}
+    seating.game_started()
+    assert not seating.wants_new_session() and not seating.hammer  # game 2: the bot leads
+    seating.game_started()
+    assert seating.wants_new_session()  # the pair is over
+    seating.set_league({"main_v3": 1.0})  # slot (3 - 1) mod 2 = 0
+    seating.new_session()
+    assert seating.open_session("k") == {"main": "k", "snapshot_0": "k"}
+    assert seating.hammer  # a new session: the learner is Player1 again
+
+
+def test_league_env__keeps_rllibs_worker_index_for_a_server_list() -> None:
+    from ray.rllib.env.env_context import EnvContext
+
+    servers = ["127.0.0.1:7001", "127.0.0.1:7002"]
+    env = CurlingLeagueEnv(EnvContext({"server": servers, "league": {"levels": [2]}}, 2))
+    try:  # worker 2 takes the second entry (env.config's rule); no connection is made
+        assert env._server.ensure() == ("127.0.0.1", 7002)
+    finally:
+        env.close()
+
+
 def test_league_env__unknown_league_key_is_refused() -> None:
     with pytest.raises(ConfigError, match="unknown league key"):
         CurlingLeagueEnv({"league": {"size": 3}})
@@ -242,18 +272,13 @@ def test_resolve_start_from__absolute_checkpoint_or_one_line_error(tmp_path: Pat
     assert "\n" not in str(err.value)
 
 
-def test_league_runs__env_runner_steps_the_games_together() -> None:
-    import ray
-
-    import rllib_curling.rl
+def test_league_runs__env_runner_steps_the_games_together(ray_session: None) -> None:
     from rllib_curling.env.vector_multi_agent import CurlingVectorMultiAgentEnv
-    from rllib_curling.rl import training
+    from rllib_curling.rl.algorithm_configs import algorithm_config
     from rllib_curling.rl.env_runners import CurlingMultiAgentEnvRunner
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    rllib_curling.rl.registration.register()  # again: an earlier ray.shutdown() emptied it
     env_config = {"ends": 1, "action": "discrete", "league": {"levels": [2, 3]}}
-    config = training.algorithm_config(
+    config = algorithm_config(
         "PPO", env="curling_league", env_config=env_config, num_env_runners=0,
         num_envs_per_env_runner=2, model_config={"hiddens": [8]},
     )  # fmt: skip
@@ -267,4 +292,3 @@ def test_league_runs__env_runner_steps_the_games_together() -> None:
         assert finished and all(e.get_infos()["main"][-1]["result"] for e in finished)
     finally:
         algo.stop()
-        ray.shutdown()

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -18,20 +17,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
 ROOT = Path(__file__).resolve().parents[1]
 STOP_1 = '{"training_iteration": 1}'
-
-
-@pytest.fixture(scope="module")
-def ray_session() -> Iterator[None]:
-    import ray
-
-    import rllib_curling.rl
-
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    rllib_curling.rl.registration.register()  # again: an earlier ray.shutdown() emptied it
-    try:
-        yield
-    finally:
-        ray.shutdown()
 
 
 @pytest.fixture(scope="module")

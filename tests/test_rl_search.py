@@ -142,6 +142,26 @@ def test_propose__the_policys_choice_first_then_distinct_others(
         assert len({tuple(np.round(a, 6)) for a in proposals}) == 5
 
 
+def test_likely__one_forward_pass_gives_the_ranking_and_its_probabilities(
+    tmp_path: Path,
+) -> None:
+    import torch
+
+    spec = module_spec("ppo", **SMALL)
+    spec.observation_space, spec.action_space = OBS_SPACE, gym.spaces.Discrete(65)
+    spec.build().save_to_path(tmp_path / "module")
+    policy = load_policy(tmp_path / "module")
+    obs = observe(last_stone_tied())
+    forward, calls = policy.module.forward_inference, []
+    policy.module.forward_inference = lambda batch: calls.append(1) or forward(batch)
+    top, probabilities = policy.likely(obs, 3)
+    assert len(calls) == 1
+    assert top == policy.propose(obs, 3, np.random.default_rng(0))
+    logits = forward({"obs": torch.from_numpy(obs[None].astype(np.float32))})["action_dist_inputs"]
+    expected = torch.softmax(logits[0].double(), dim=0).numpy()
+    assert probabilities == [float(expected[a]) for a in top]
+
+
 def test_player__searches_only_when_asked() -> None:
     player = PolicyPlayer(lambda obs: THROW_AWAY, gym.spaces.Discrete(65))
     client = last_stone_tied()
@@ -334,3 +354,27 @@ def test_curling_play__explain_writes_why_into_the_record(tmp_path: Path) -> Non
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert no_sink.returncode == 2 and "--explain shows on --watch" in no_sink.stderr
+
+
+class _FixedPolicy:
+    """A policy that always takes ``action`` (what ``AgentBot`` needs of ``load_policy``'s)."""
+
+    def __init__(self, space: gym.Space, action: np.ndarray) -> None:
+        self.action_space, self.action = space, action
+
+    def __call__(self, obs: np.ndarray) -> np.ndarray:
+        return self.action
+
+
+def test_agent_bot__maps_actions_as_the_env_does_for_every_mode() -> None:
+    from rllib_curling.aiming.tables import shot_tables
+    from rllib_curling.env.actions import continuous_throw
+    from rllib_curling.game import Game, GameConfig
+
+    state, rng = Game.init(GameConfig(ends=1)), np.random.default_rng(0)
+    raw = search.AgentBot(_FixedPolicy(throw_space(), np.array([2.4, 0.1, -1.0])))
+    assert raw.choose(state, rng) == (2.4, 0.1, -1.0, 0.0)  # a throw policy's own throw
+    action = np.array([0.2, -0.3, 0.5])
+    box = gym.spaces.Box(-1.0, 1.0, (3,), np.float32)
+    mapped = search.AgentBot(_FixedPolicy(box, action)).choose(state, rng)
+    assert mapped == pytest.approx(continuous_throw(action, shot_tables()))

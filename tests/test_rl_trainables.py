@@ -5,7 +5,6 @@ short iteration each on the real env, in one Ray session."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,23 +29,6 @@ def small(algo: str) -> dict[str, Any]:
     else:
         config.update(train_batch_size_per_learner=32)
     return config
-
-
-@pytest.fixture(scope="module")
-def ray_session() -> Iterator[None]:
-    import ray
-
-    import rllib_curling.rl  # noqa: F401  (registers the trainables under their stock names)
-    from rllib_curling.server.process import ServerOptions, ServerProcess
-
-    ServerProcess(ServerOptions()).stop()  # the engine's compiled code is cached first
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    # Again: an earlier test module's ray.shutdown() emptied Ray's registry.
-    rllib_curling.rl.registration.register()
-    try:
-        yield
-    finally:
-        ray.shutdown()
 
 
 def _module_class(checkpoint_dir: str) -> type:

@@ -5,35 +5,19 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from rllib_helpers import announced_server, assert_resumes
 from server_helpers import send_stop_signal
 
 from rllib_curling.cli import rllib as rllib_cli
-from rllib_curling.rl import training
+from rllib_curling.rl.algorithm_configs import algorithm_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
 SMALL_MODEL = {"stone_hiddens": [32], "context_hiddens": [16], "hiddens": [64]}
 ENV = {"opponent": 1, "ends": 1}
-
-
-@pytest.fixture(scope="module")
-def ray_session() -> Iterator[None]:
-    import ray
-
-    from rllib_curling.server.process import ServerOptions, ServerProcess
-
-    # Start one server first, so the engine's compiled code is cached before env runners start
-    # several servers at once on 2 busy cores.
-    ServerProcess(ServerOptions()).stop()
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        yield
-    finally:
-        ray.shutdown()
 
 
 def _small(config, algo: str):  # type: ignore[no-untyped-def]
@@ -63,10 +47,9 @@ def _train_until_learning(algo_obj, budget_s: float = 120.0) -> dict:  # type: i
 def test_algorithm__iterates_checkpoints_restores_on_auto_servers(
     algo: str, runners: int, ray_session: None, tmp_path: Path, no_leftover_servers: None
 ) -> None:
-    from ray.rllib.algorithms.algorithm import Algorithm
 
     config = _small(
-        training.algorithm_config(
+        algorithm_config(
             algo, env_config=dict(ENV), num_env_runners=runners, model_config=SMALL_MODEL
         ),
         algo,
@@ -85,13 +68,7 @@ def test_algorithm__iterates_checkpoints_restores_on_auto_servers(
         path = algo_obj.save_to_path(str(tmp_path / "ckpt"))
     finally:
         algo_obj.stop()
-    restored = Algorithm.from_checkpoint(path)
-    try:
-        before = restored.iteration
-        result = restored.train()
-        assert result["training_iteration"] == before + 1
-    finally:
-        restored.stop()
+    assert_resumes(path)
 
 
 @pytest.mark.parametrize(
@@ -104,7 +81,7 @@ def test_env_runners__two_runners_two_envs_each_get_four_ports(
     """Every env has its own port. The default (vector) path: one server process per runner
     with a room per env; the sync path: one server process per env."""
     config = _small(
-        training.algorithm_config(
+        algorithm_config(
             "PPO",
             env_config=dict(ENV),
             num_env_runners=2,
@@ -140,7 +117,7 @@ def test_env_runners__two_runners_two_envs_each_get_four_ports(
 def test_old_stack_ppo__modelcatalog_model_one_iteration(
     ray_session: None, no_leftover_servers: None
 ) -> None:
-    config = training.algorithm_config(
+    config = algorithm_config(
         "PPO", env_config=dict(ENV), num_env_runners=0, old_stack=True, model_config=SMALL_MODEL
     ).training(train_batch_size=64, minibatch_size=32, num_epochs=1)
     algo_obj = config.build_algo()
@@ -267,18 +244,9 @@ def test_curling_play__whole_game_on_a_test_server(
     monkeypatch: pytest.MonkeyPatch,
     no_leftover_servers: None,
 ) -> None:
-    import subprocess
-    import sys
-
     from rllib_curling.cli.curling import main as curling_main
 
-    server = subprocess.Popen(
-        [sys.executable, "-m", "rllib_curling", "server", "--tcp-port", "0", "--announce",
-         "--games", "1", "--ends", "2", "--exit-with-parent"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        _, host, port = server.stdout.readline().split()
+    with announced_server(games=1, ends=2) as (host, port):
         monkeypatch.chdir(cli_checkpoint)  # a trial directory, relative: its newest checkpoint
         trial = next(p.name for p in Path(cli_checkpoint).iterdir() if p.name.startswith("PPO_"))
         args = ["play", "--checkpoint", trial, "-H", host, "-p", port, "-k", "localtest:2"]
@@ -286,9 +254,6 @@ def test_curling_play__whole_game_on_a_test_server(
         out = capsys.readouterr().out
         assert re.search(r"^game 1: (WIN|LOSE|DRAW) \d+-\d+", out, re.M), out
         assert "session over after 1 game" in out
-    finally:
-        server.terminate()
-        server.wait(10)
 
 
 def _until_linger(proc, marker: str) -> tuple[list[str], str]:  # type: ignore[no-untyped-def]
@@ -338,13 +303,7 @@ def test_curling_play__watch_shows_the_games_it_plays(
 
     from web_helpers import get_json
 
-    server = subprocess.Popen(
-        [sys.executable, "-m", "rllib_curling", "server", "--tcp-port", "0", "--announce",
-         "--games", "1", "--ends", "1", "--exit-with-parent"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        _, host, port = server.stdout.readline().split()
+    with announced_server(games=1, ends=1) as (host, port):
         cmd = [sys.executable, "-m", "rllib_curling", "play", "--checkpoint", cli_checkpoint,
                "-H", host, "-p", port, "-k", "localtest:2", "--name", "mine"]  # fmt: skip
         cmd.append("--watch")
@@ -359,9 +318,6 @@ def test_curling_play__watch_shows_the_games_it_plays(
             graceful = send_stop_signal(proc, signal.SIGINT)  # Ctrl+C
             proc.communicate(timeout=60)
         assert proc.returncode == 0 or not graceful
-    finally:
-        server.terminate()
-        server.wait(30)
 
 
 def test_curriculum__promotes_logs_per_opponent_and_a_restored_run_resumes_its_level(
@@ -375,7 +331,7 @@ def test_curriculum__promotes_logs_per_opponent_and_a_restored_run_resumes_its_l
         "curriculum": {"levels": [0, 1], "promote_at": 0.05, "window": 2, "review": 0.5},
     }
     config = _small(
-        training.algorithm_config(
+        algorithm_config(
             "PPO", env_config=env_config, num_env_runners=1, num_envs_per_env_runner=2,
             model_config=SMALL_MODEL,
         ),

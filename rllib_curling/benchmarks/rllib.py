@@ -31,7 +31,7 @@ MB = 1 << 20
 
 def _row(runners: int, envs: int, steps: int, repeats: int, mode: str) -> dict[str, Any]:
 
-    from rllib_curling.rl.training import algorithm_config
+    from rllib_curling.rl.algorithm_configs import algorithm_config
 
     config = algorithm_config(
         "PPO",
@@ -96,8 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     import ray
 
+    from rllib_curling.rl.algorithm_configs import VECTOR_MODE
     from rllib_curling.rl.registration import register
-    from rllib_curling.rl.training import VECTOR_MODE
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
     try:

@@ -1,20 +1,24 @@
 """The Gymnasium envs: one game of curling against an opponent, over the platform's protocol.
 
-| module          | what it holds                                                        |
-|-----------------|----------------------------------------------------------------------|
-| ``config``      | ``CurlingEnvConfig``: the typed ``env_config``                        |
-| ``servers``     | ``EnvServer``: a room of a private server (``PrivateServer``), or   |
-|                 | one from a list                                                      |
-| ``observation`` | the observation layout and its encoder (pure numpy)                 |
-| ``actions``     | the continuous and discrete action maps (to a throw)                |
-| ``spaces``      | the spaces, ``observe`` and ``throw_for`` (client view ↔ spaces)     |
-| ``curling_env`` | ``CurlingEnv``: single agent against a built-in or external opponent |
-| ``vector``      | ``CurlingVectorEnv``: N ``CurlingEnv`` on one server, pipelined     |
-| ``multi_agent`` | ``CurlingMultiAgentEnv``: both seats as RLlib agents (imports Ray)  |
-| ``league``      | ``CurlingLeagueEnv``: the learner against a league of opponents     |
-| ``vector_multi_agent`` | ``CurlingVectorMultiAgentEnv``: multi-agent games stepped    |
-|                 | together, pipelined (imports Ray)                                    |
-| ``render``      | text and image pictures of a position (matplotlib for images)       |
+| module                 | what it holds                                                         |
+|------------------------|-----------------------------------------------------------------------|
+| ``config``             | ``CurlingEnvConfig`` (the typed ``env_config``), ``CurriculumConfig`` |
+| ``servers``            | ``EnvServer``: a room of a private server (``PrivateServer``) or one  |
+|                        | from a list; ``connect_client``, the one place a client is built      |
+| ``actions``            | the continuous, discrete and raw action maps (action → throw)         |
+| ``spaces``             | the spaces, ``observe``, ``throw_for``, ``check_action``              |
+| ``rewards``            | the reward names (``REWARDS``) and ``game_reward``                    |
+| ``curling_env``        | ``CurlingEnv``: single agent against a built-in or external opponent  |
+| ``vector``             | ``CurlingVectorEnv``: N ``CurlingEnv`` on one server, pipelined       |
+| ``multi_agent``        | ``CurlingMultiAgentEnv``: agents at one server's seats, self-play by  |
+|                        | default (``Seating``, ``SelfPlaySeating``; imports Ray)               |
+| ``league``             | ``CurlingLeagueEnv`` (``LeagueSeating``): learner against a league    |
+| ``vector_multi_agent`` | ``CurlingVectorMultiAgentEnv``: multi-agent games stepped together,   |
+|                        | pipelined (imports Ray)                                               |
+| ``render``             | text and image pictures of a position (matplotlib for images)         |
+
+The observation layout and its encoder are ``rllib_curling.observation`` (the network reads
+them too).
 
 ``CurlingMultiAgentEnv`` is loaded on first access, so ``from rllib_curling.env import
 CurlingEnv`` does not import Ray.

@@ -46,10 +46,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from rllib_curling.bots.levels import LEVELS, is_level
+from rllib_curling.env.rewards import check_reward
 from rllib_curling.errors import ConfigError
+from rllib_curling.game import check_ends
+from rllib_curling.server.config import TURN_TIMEOUT_S
 
 ACTIONS = ("continuous", "discrete", "throw")
-REWARDS = ("score", "win", "shaped", "win_score")
 #: The client waits this much longer than the turn timeout for the server's next message.
 CLIENT_TIMEOUT_MARGIN_S = 30.0
 #: Default ``server_timeout``: about 20 times the longest silence of a healthy private server
@@ -77,7 +79,7 @@ class CurlingEnvConfig:
     action: str = "continuous"
     reward: str = "score"
     sweep: bool = False
-    turn_timeout: float = 120.0
+    turn_timeout: float = TURN_TIMEOUT_S
     server_timeout: float = SERVER_TIMEOUT_S
     name: str = "rllib-curling"
     envs_per_worker: int = 1
@@ -91,17 +93,15 @@ class CurlingEnvConfig:
     def __post_init__(self) -> None:
         if self.action not in ACTIONS:
             raise ConfigError(f"action must be one of {ACTIONS}, got {self.action!r}")
-        if self.reward not in REWARDS:
-            raise ConfigError(f"reward must be one of {REWARDS}, got {self.reward!r}")
+        check_reward(self.reward)
         opponent_weights(self.opponent)  # raises ConfigError for a bad one
         if self.curriculum is not None:
             if self.opponent == "external":
                 raise ConfigError("curriculum needs built-in opponents, not opponent='external'")
             CurriculumConfig.from_value(self.curriculum)
-        if not _finite_number(self.score_weight) or self.score_weight < 0:
+        if not finite_number(self.score_weight) or self.score_weight < 0:
             raise ConfigError(f"score_weight must be a number >= 0, got {self.score_weight!r}")
-        if not isinstance(self.ends, int) or (self.ends < 1 and self.ends != -1):
-            raise ConfigError(f"ends must be a positive int or -1 (unlimited), got {self.ends!r}")
+        check_ends(self.ends)  # the game's rule: a positive int or -1
         if self.turn_timeout <= 0:
             raise ConfigError(f"turn_timeout must be > 0 seconds, got {self.turn_timeout!r}")
         if not _positive_seconds(self.server_timeout):
@@ -196,11 +196,11 @@ class CurriculumConfig:
             )
         if len(set(self.levels)) != len(self.levels):
             raise ConfigError(f"curriculum levels repeat a level: {list(self.levels)}")
-        if not (_finite_number(self.promote_at) and 0 < self.promote_at <= 1):
+        if not (finite_number(self.promote_at) and 0 < self.promote_at <= 1):
             raise ConfigError(f"curriculum promote_at must be in (0, 1], got {self.promote_at!r}")
         if isinstance(self.window, bool) or not isinstance(self.window, int) or self.window < 1:
             raise ConfigError(f"curriculum window must be an int >= 1, got {self.window!r}")
-        if not (_finite_number(self.review) and 0 <= self.review < 1):
+        if not (finite_number(self.review) and 0 <= self.review < 1):
             raise ConfigError(f"curriculum review must be in [0, 1), got {self.review!r}")
 
     @classmethod
@@ -261,7 +261,7 @@ def opponent_weights(opponent: Any) -> dict[int | str, float]:
     elif isinstance(opponent, dict) and opponent:
         raw = {}
         for level, weight in opponent.items():
-            if not _finite_number(weight) or weight <= 0:
+            if not finite_number(weight) or weight <= 0:
                 raise ConfigError(
                     f"opponent weight of {level!r} must be a number > 0, got {weight!r}"
                 )
@@ -275,7 +275,7 @@ def opponent_weights(opponent: Any) -> dict[int | str, float]:
     return {level: weight / total for level, weight in raw.items()}
 
 
-def _finite_number(value: Any) -> bool:
+def finite_number(value: Any) -> bool:
     """A real number (not a bool) that is finite."""
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
@@ -291,7 +291,7 @@ def refuse_unknown_keys(cls: type, values: dict[str, Any], what: str) -> None:
 
 def _positive_seconds(value: Any) -> bool:
     """A real number (not a bool), finite and > 0."""
-    return _finite_number(value) and value > 0
+    return finite_number(value) and value > 0
 
 
 def _parse_address(entry: Any, default_host: str = "127.0.0.1") -> tuple[str, int]:

@@ -7,10 +7,12 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from rllib_curling import observation, rules
+from rllib_curling import observation, rules, sheet
 from rllib_curling.aiming.tables import shot_tables
 from rllib_curling.aiming.templates import TEMPLATES, Throw, template_table
-from rllib_curling.client import CONNECT_TIMEOUT_S, CurlingClient
+from rllib_curling.bots.levels import LEVELS, MAX_LEVEL
+from rllib_curling.client import CurlingClient
+from rllib_curling.env import actions
 from rllib_curling.env.config import SERVER_TIMEOUT_S, CurlingEnvConfig, opponent_weights
 from rllib_curling.env.rewards import game_reward
 from rllib_curling.env.servers import EnvServer
@@ -22,7 +24,7 @@ from rllib_curling.env.spaces import (
     observe,
     throw_for,
 )
-from rllib_curling.errors import ConnectionLostError, PeerTimeoutError
+from rllib_curling.errors import ConfigError, ConnectionLostError, PeerTimeoutError
 from rllib_curling.observation import UNLIMITED_MAX_ENDS
 
 
@@ -48,14 +50,7 @@ class CurlingEnv(gym.Env):
     ``sweep=True``): weight, aim x, spin (and sweep distance), mapped to a throw by aiming with the
     engine's free-path tables:
 
-    | index | meaning | map                                                              |
-    |-------|---------|------------------------------------------------------------------|
-    | 0     | weight  | −1 … 0.6: a draw stopping at y = 10.0 … 2.9 (long guard … back   |
-    |       |         | of the house); 0.6 … 1: hit weight, up to 6 m/s                  |
-    | 1     | aim x   | x = 2.375 + 2·a where the path crosses the stopping line (draws) |
-    |       |         | or the tee line (hits)                                           |
-    | 2     | spin    | w = π·a rad/s, positive curls toward +x                          |
-    | 3     | sweep   | (sweep=True only) sweep (a + 1)/2 · 12 m after mid-sheet         |
+    {continuous_table}
 
     Finite values outside [−1, 1] are clipped (RLlib's continuous policies may sample there).
     A list or tuple of real numbers is fine too.
@@ -66,9 +61,10 @@ class CurlingEnv(gym.Env):
 
     {template_table}
 
-    ``action="throw"``: ``Box(low=(0, −2.23, −15.7), high=(6, 2.23, 15.7))`` (``(4,)`` with
-    ``sweep=True``, sweep in [0, 12] m): the protocol's own ``BESTSHOT v h w``, clipped to the
-    platform's limits; for players that aim themselves (a search, ``rllib evaluate --search``).
+    ``action="throw"``: ``Box(low=(0, −{h_max}, −{w_max}), high=({v_max}, {h_max}, {w_max}))``
+    (``(4,)`` with ``sweep=True``, sweep in [0, {sweep_max}] m): the protocol's own
+    ``BESTSHOT v h w``, clipped to the platform's limits; for players that aim themselves (a
+    search, ``rllib evaluate --search``).
 
     ``step`` checks the action first (``env.spaces.check_action``) and raises a one-line
     ``InvalidActionError`` (a ``ValueError``) naming the value and the space before anything is
@@ -128,13 +124,13 @@ class CurlingEnv(gym.Env):
 
     ``gymnasium.make("rllib_curling:Curling-v0", **env_config)``, ``CurlingEnv(env_config)`` or,
     in RLlib, ``config.environment("curling", env_config={...})``. Keys (``CurlingEnvConfig``):
-    ``server`` ("auto" | "host:port" | list), ``opponent`` (0–8 or "external", default 2; or
+    ``server`` ("auto" | "host:port" | list), ``opponent`` ({levels} or "external", default 2; or
     a mixture: a list of levels or ``{level: weight}``, drawn per pair of games), ``curriculum``
     (None, or a mapping: the RLlib callback moves the opponent up a ladder of levels,
     ``env.config.CurriculumConfig``),
     ``ends`` (4), ``key`` ("localtest"), ``seed``, ``action`` ("continuous" | "discrete" | "throw"),
     ``reward`` ("score" | "win" | "shaped" | "win_score"), ``score_weight`` (0.1, for
-    "win_score"), ``sweep`` (False), ``turn_timeout`` (120 s),
+    "win_score"), ``sweep`` (False), ``turn_timeout`` ({turn_timeout} s),
     ``server_timeout`` ({server_timeout} s: a silent private server is hung after that), ``name``,
     ``envs_per_worker``, ``host``, ``log_dir``, ``shaping_scale``, ``http_port`` (None: a
     private server serves no web page; 0 or a port: it shows its games there, ``watch_url``).
@@ -206,20 +202,11 @@ class CurlingEnv(gym.Env):
         return self._server.web_url
 
     def _connect(self) -> CurlingClient:
-        host, port = self._server.ensure()
+        key = self.config.connect_key(self._opponent)
+        timeout = self.config.reply_timeout()
+        client = self._server.connect_client(key=key, name=self.config.name, timeout=timeout)
         if self._server.generation != self._generation:  # a new private server: count afresh
             self._generation, self._connections = self._server.generation, 0
-        timeout = self.config.reply_timeout()
-        client = CurlingClient(
-            host,
-            port,
-            key=self.config.connect_key(self._opponent),
-            name=self.config.name,
-            timeout=timeout,
-            connect_timeout=min(timeout, CONNECT_TIMEOUT_S),
-            sweep_reply=self.config.sweep_reply,
-        )
-        client.connect()
         self._connections += 1
         return client
 
@@ -235,10 +222,11 @@ class CurlingEnv(gym.Env):
 
     def set_opponents(self, opponent: Any) -> None:
         """Draw opponents from ``opponent`` (anything the ``opponent`` key takes) from the next
-        pair of games on; the curriculum callback calls this. ``ConfigError`` for a bad one."""
+        pair of games on; the curriculum callback calls this. ``ConfigError`` (a ``ValueError``)
+        for a bad one, or for a switch between built-in and external opponents."""
         weights = opponent_weights(opponent)
         if ("external" in weights) != ("external" in self._weights):
-            raise ValueError("set_opponents cannot switch between built-in and external opponents")
+            raise ConfigError("set_opponents cannot switch between built-in and external opponents")
         self._weights = weights
 
     def _next_opponent(self) -> None:
@@ -443,12 +431,48 @@ class CurlingEnv(gym.Env):
         return render.ansi(view) if self.render_mode == "ansi" else render.rgb_array(view)
 
 
-if CurlingEnv.__doc__:  # the discrete action table comes from the templates themselves
-    CurlingEnv.__doc__ = (
-        CurlingEnv.__doc__.replace("{n_templates}", str(len(TEMPLATES)))
-        .replace("{server_timeout}", f"{SERVER_TIMEOUT_S:g}")
-        .replace(
-            "    {template_table}",
-            "\n".join("    " + line for line in template_table().splitlines()),
-        )
-    )
+def _continuous_table(text: dict[str, str]) -> str:
+    """The continuous action table of the docstring, its numbers from ``env.actions``."""
+    rows = [
+        ("index", "meaning", "map"),
+        ("0", "weight", f"−1 … {text['split']}: a draw stopping at y = {text['y_long']} … "
+                        f"{text['y_back']} (long guard … back"),
+        ("", "", f"of the house); {text['split']} … 1: hit weight, up to {text['v_max']} m/s"),
+        ("1", "aim x", f"x = {text['centre_x']} + {text['aim_x']}·a where the path crosses the "
+                       "stopping line (draws)"),
+        ("", "", "or the tee line (hits)"),
+        ("2", "spin", "w = π·a rad/s, positive curls toward +x"),
+        ("3", "sweep", f"(sweep=True only) sweep (a + 1)/2 · {text['sweep_max']} m after "
+                       "mid-sheet"),
+    ]  # fmt: skip
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    lines = [
+        "| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + " |"
+        for row in rows
+    ]
+    lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    return "\n".join(lines)
+
+
+def _documented_facts() -> dict[str, str]:
+    """The numbers of ``CurlingEnv``'s docstring, from where they are defined."""
+    facts = {
+        "split": actions.WEIGHT_SPLIT, "y_long": actions.DRAW_Y_LONG,
+        "y_back": actions.DRAW_Y_BACK, "aim_x": actions.AIM_X_RANGE, "centre_x": sheet.CENTRE_X,
+        "v_max": sheet.V_MAX, "h_max": sheet.H_MAX, "w_max": sheet.W_MAX,
+        "sweep_max": sheet.SWEEP_MAX, "server_timeout": SERVER_TIMEOUT_S,
+        "turn_timeout": CurlingEnvConfig.turn_timeout,
+    }  # fmt: skip
+    text = {key: f"{value:g}" for key, value in facts.items()}
+    text["levels"] = f"{LEVELS[0]}–{MAX_LEVEL}"
+    text["n_templates"] = str(len(TEMPLATES))
+    text["continuous_table"] = _continuous_table(text)
+    return text
+
+
+if CurlingEnv.__doc__:  # the numbers and the discrete action table come from their sources
+    _doc = CurlingEnv.__doc__
+    _tables = {"template_table": template_table(), **_documented_facts()}
+    for _key, _value in _tables.items():  # the tables are indented as the docstring is
+        _doc = _doc.replace("{" + _key + "}", _value.replace("\n", "\n    "))
+    CurlingEnv.__doc__ = _doc

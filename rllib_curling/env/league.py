@@ -32,7 +32,6 @@ equal weights.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -41,10 +40,10 @@ import gymnasium as gym
 import numpy as np
 
 from rllib_curling.bots.levels import LEVELS, is_level
-from rllib_curling.client import CONNECT_TIMEOUT_S, CurlingClient
-from rllib_curling.env.config import refuse_unknown_keys
+from rllib_curling.client import CurlingClient
+from rllib_curling.env.config import CurlingEnvConfig, finite_number, refuse_unknown_keys
 from rllib_curling.env.multi_agent import CurlingMultiAgentEnv
-from rllib_curling.errors import ConfigError, ConnectionLostError
+from rllib_curling.errors import ConfigError
 
 #: The learner's agent ID and RLModule ID.
 LEARNER = "main"
@@ -110,8 +109,7 @@ def check_league(weights: Any, max_snapshots: int | None = None) -> dict[str, fl
                 raise ConfigError(f"snapshots {slots[slot]!r} and {name!r} share {slot!r}: "
                                   f"the league keeps only the newest {max_snapshots}")  # fmt: skip
             slots[slot] = name
-        if (isinstance(weight, bool) or not isinstance(weight, int | float)
-                or not math.isfinite(weight) or weight < 0):  # fmt: skip
+        if not finite_number(weight) or weight < 0:
             raise ConfigError(f"league weight of {name!r} must be a finite number >= 0, "
                               f"got {weight!r}")  # fmt: skip
     total = float(sum(weights.values()))
@@ -127,7 +125,7 @@ class LeagueConfig:
 
     | key                        | meaning                                                   |
     |----------------------------|-----------------------------------------------------------|
-    | ``levels``                 | built-in levels in the league (default 2–8)               |
+    | ``levels``                 | built-in levels in the league (default: 2 and up)         |
     | ``rule``                   | ``"hard"`` (weight (1 − p)²) or ``"variance"`` (p(1 − p)) |
     | ``floor``                  | least weight of an opponent before normalising            |
     | ``prior``                  | the win rate p assumed against an opponent never played   |
@@ -142,7 +140,7 @@ class LeagueConfig:
     |                            | ``results/curling-ppo``, the curriculum run's), or None   |
     """
 
-    levels: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8)
+    levels: tuple[int, ...] = LEVELS[2:]
     rule: str = "hard"
     floor: float = 0.05
     prior: float = 0.5
@@ -162,11 +160,7 @@ class LeagueConfig:
             raise ConfigError(f"league rule must be one of {SAMPLING_RULES}, got {self.rule!r}")
         for key in ("floor", "prior", "snapshot_threshold"):
             value = getattr(self, key)
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, int | float)
-                or not (0 <= value <= 1)
-            ):
+            if not (finite_number(value) and 0 <= value <= 1):
                 raise ConfigError(f"league {key} must be a number in [0, 1], got {value!r}")
         for key, least in (("window", 1), ("games_per_opponent", 1), ("max_snapshots", 0),
                            ("snapshot_min_iterations", 1), ("snapshot_min_games", 0)):  # fmt: skip
@@ -198,103 +192,105 @@ def split_env_config(config: Any) -> tuple[dict[str, Any], LeagueConfig]:
     return values, LeagueConfig.from_dict(values.pop("league", None))
 
 
+class LeagueSeating:
+    """The seats of ``CurlingLeagueEnv`` (a ``Seating`` of ``env.multi_agent``): the league
+    table, this pair's opponent and the draws. A bot opponent means one client, the learner's,
+    with key ``key:L``; a snapshot means two in the lobby, the learner first."""
+
+    def __init__(self, config: CurlingEnvConfig, league_config: LeagueConfig) -> None:
+        self.league_config = league_config
+        slots = [f"snapshot_{i}" for i in range(league_config.max_snapshots)]
+        self.possible_agents = [LEARNER, *slots]
+        self.initial_agents = [LEARNER]
+        self.rng = np.random.default_rng(config.seed)
+        self.weights = league_config.initial_league()
+        self.opponent: str | None = None  # this pair's opponent
+        self.pair_left = 0  # games still to start against it on this session
+        self.session_games = 0  # games started on this session
+
+    def set_league(self, weights: dict[str, float]) -> None:
+        self.weights = check_league(weights, self.league_config.max_snapshots)
+
+    def wants_new_session(self) -> bool:
+        """The pair is over, or its opponent left the league."""
+        return self.pair_left <= 0 or self.opponent not in self.weights
+
+    def new_session(self) -> None:
+        names = list(self.weights)
+        self.opponent = names[int(self.rng.choice(len(names), p=list(self.weights.values())))]
+        self.pair_left = self.league_config.games_per_opponent
+
+    def open_session(self, key: str) -> dict[str, str]:
+        """Against ``opponent``: the learner first (Player1 in game 1)."""
+        assert self.opponent is not None
+        self.session_games = 0
+        level = parse_opponent(self.opponent)
+        if isinstance(level, int):
+            return {LEARNER: f"{key}:{level}"}
+        slot = snapshot_slot(snapshot_version(level), self.league_config.max_snapshots)
+        return {LEARNER: key, slot: key}
+
+    def game_started(self) -> None:
+        self.pair_left -= 1
+        self.session_games += 1
+
+    def seed(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)  # the same opponents too
+
+    @property
+    def hammer(self) -> bool:
+        """Whether the learner has the hammer in end 1 of this game (``CurlingLeagueEnv``)."""
+        return self.session_games % 2 == 0
+
+    def info(self, clients: dict[str, CurlingClient], game_over: bool) -> dict[str, Any]:
+        result = clients[LEARNER].result if game_over else None
+        return {"opponent": self.opponent, "result": result, "hammer": self.hammer}
+
+
 class CurlingLeagueEnv(CurlingMultiAgentEnv):
-    """The learner ``"main"`` against league opponents, a pair of games each (module docstring)."""
+    """The learner ``"main"`` against league opponents, a pair of games each (module docstring).
+
+    A ``CurlingMultiAgentEnv`` whose seats are a ``LeagueSeating`` (``seating``)."""
 
     def __init__(self, config: dict[str, Any] | None = None, **kwargs: Any) -> None:
-        values, self.league_config = split_env_config({**dict(config or {}), **kwargs})
-        super().__init__(values)
-        self.worker_index = int(getattr(config, "worker_index", 0) or 0)
-        self._obs_space = self.observation_spaces["player1"]
-        self._act_space = self.action_spaces["player1"]
-        slots = [f"snapshot_{i}" for i in range(self.league_config.max_snapshots)]
-        self.agents = [LEARNER]
-        self.possible_agents = [LEARNER, *slots]
-        self.observation_spaces = dict.fromkeys(self.possible_agents, self._obs_space)
-        self.action_spaces = dict.fromkeys(self.possible_agents, self._act_space)
-        self._rng = np.random.default_rng(self.config.seed)
-        self._league = self.league_config.initial_league()
-        self.opponent: str | None = None  # this pair's opponent
-        self._pair_left = 0  # games still to start against it on this session
-        self._session_games = 0  # games started on this session
+        values, league_config = split_env_config({**dict(config or {}), **kwargs})
+        if hasattr(config, "copy_with_overrides"):  # RLlib's EnvContext: keep its worker_index
+            values = config.copy_with_overrides(env_config=values)  # type: ignore[union-attr]
+        super().__init__(values, seating=lambda env: LeagueSeating(env, league_config))
+        self.league_config = league_config
 
-    # -- the league ------------------------------------------------------------------------------
+    @property
+    def league_seating(self) -> LeagueSeating:
+        """The league's seats (``seating``): its table, this pair's opponent, the draws."""
+        assert isinstance(self.seating, LeagueSeating)
+        return self.seating
 
     @property
     def league(self) -> dict[str, float]:
         """The current league: opponent name → probability of being drawn."""
-        return dict(self._league)
+        return dict(self.league_seating.weights)
 
     def set_league(self, weights: dict[str, float]) -> None:
         """Draw later opponents ∝ ``weights`` (``check_league``). A pair under way against an
         opponent that is no longer in the league ends at the next ``reset``."""
-        self._league = check_league(weights, self.league_config.max_snapshots)
+        self.league_seating.set_league(weights)
 
-    def get_observation_space(self, agent_id: Any) -> gym.Space:
-        return self._obs_space
-
-    def get_action_space(self, agent_id: Any) -> gym.Space:
-        return self._act_space
-
-    def _draw(self) -> str:
-        names = list(self._league)
-        return names[int(self._rng.choice(len(names), p=list(self._league.values())))]
-
-    # -- sessions ----------------------------------------------------------------------------------
-
-    def _connect(self) -> None:
-        """A new session against ``self.opponent``: the learner first (Player1 in game 1)."""
-        self._disconnect()
-        assert self.opponent is not None
-        host, port = self._server.ensure()
-        level = parse_opponent(self.opponent)
-        if isinstance(level, int):
-            seats = {LEARNER: f"{self.config.key}:{level}"}
-        else:
-            slot = snapshot_slot(snapshot_version(level), self.league_config.max_snapshots)
-            seats = {LEARNER: self.config.key, slot: self.config.key}
-        for agent, key in seats.items():
-            client = CurlingClient(
-                host, port, key=key, name=f"{self.config.name}-{agent}", timeout=self._timeout,
-                connect_timeout=min(self._timeout, CONNECT_TIMEOUT_S),
-                sweep_reply=self.config.sweep_reply,
-            )  # fmt: skip
-            self._clients[agent] = client  # closed by _disconnect even if connect fails
-            client.connect()
-        self.agents = list(seats)
-        self._session_games = 0
-
-    def _seed(self, seed: int) -> None:
-        self._rng = np.random.default_rng(seed)  # the same opponents too
-        super()._seed(seed)
-
-    def _start_game(self) -> str:
-        """Wait for the next game's first GO, against a new opponent when the pair is over, the
-        session is gone, a game was abandoned or the opponent left the league; its agent."""
-        if (self._to_move is not None or not self._clients or self._pair_left <= 0
-                or self.opponent not in self._league):  # fmt: skip
-            self.opponent = self._draw()
-            self._pair_left = self.league_config.games_per_opponent
-            self._connect()
-        mover = self._pump(expect_game=True)
-        if mover is None:  # the session ended between games: a new one, same opponent
-            self._connect()
-            mover = self._pump(expect_game=True)
-        if mover is None:
-            raise ConnectionLostError(f"no game could be started on {self._server.label}")
-        self._pair_left -= 1
-        self._session_games += 1
-        return mover
+    @property
+    def opponent(self) -> str | None:
+        """The league name of this pair's opponent (None before the first reset)."""
+        return self.league_seating.opponent
 
     @property
     def hammer(self) -> bool:
         """Whether the learner has the hammer in end 1 of this game. The learner is Player1 in
         a session's first game (it connects first; a bot sits in seat 2) and Player1 throws
         first, and the seats swap every game (``server.match``): so in the even games."""
-        return self._session_games % 2 == 0
+        return self.league_seating.hammer
 
-    def _info(self, agent: str) -> dict[str, Any]:
-        info = super()._info(agent)
-        result = self._clients[LEARNER].result if self._over else None
-        info.update(opponent=self.opponent, result=result, hammer=self.hammer)
-        return info
+    def get_observation_space(self, agent_id: Any) -> gym.Space:
+        """Every agent (the learner and each snapshot slot) has the same space."""
+        return self.observation_spaces[LEARNER]
+
+    def get_action_space(self, agent_id: Any) -> gym.Space:
+        """Every agent (the learner and each snapshot slot) has the same space."""
+        return self.action_spaces[LEARNER]

@@ -19,6 +19,10 @@ server that stays silent for ``server_timeout`` is hung: it is killed, ``step``/
 ``ConnectionLostError`` and the next ``reset`` starts a new one (a server from the config is
 waited on for ``turn_timeout`` plus a margin and never killed).
 
+Who sits at the server is the env's ``Seating`` (composed, not inherited): ``SelfPlaySeating``
+by default, ``env.league.LeagueSeating`` for ``CurlingLeagueEnv``. Clients are built by
+``EnvServer.connect_client`` (``env.servers``), as in ``CurlingEnv``.
+
 RLlib (see ``examples/self_play.py``)::
 
     config.environment("curling_multi", env_config={...})
@@ -28,13 +32,14 @@ RLlib (see ``examples/self_play.py``)::
 from __future__ import annotations
 
 import select
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from rllib_curling.aiming.tables import shot_tables
-from rllib_curling.client import CONNECT_TIMEOUT_S, CurlingClient
+from rllib_curling.client import CurlingClient
 from rllib_curling.env.config import CurlingEnvConfig
 from rllib_curling.env.rewards import game_reward
 from rllib_curling.env.servers import EnvServer
@@ -51,10 +56,88 @@ AGENTS = ("player1", "player2")
 MULTI_AGENT_REWARDS = ("score", "win", "win_score")
 
 
-class CurlingMultiAgentEnv(MultiAgentEnv):
-    """Two agents, one per seat, on one curling server (see the module docstring)."""
+class Seating(Protocol):
+    """Who sits at a multi-agent env's server, session by session: what the env holds to know
+    its agents, the key each connects with, and when a new session (a new opponent) starts.
+    ``SelfPlaySeating`` is the default; ``env.league.LeagueSeating`` draws league opponents.
 
-    def __init__(self, config: dict[str, Any] | None = None, **kwargs: Any) -> None:
+    Before each game the env asks ``wants_new_session``; when that, an abandoned game or a
+    missing session calls for a new session it calls ``new_session`` (choose who sits next),
+    then ``open_session`` to connect (also when the server closed the session between games:
+    then with the same seats). ``game_started`` follows a game's first GO, ``seed``
+    ``reset(seed=...)``; ``info`` is added to every agent's info."""
+
+    #: Every agent that may ever act (RLlib fixes them, and their spaces, at the start).
+    possible_agents: list[str]
+    #: The agents of the first session, before any is opened.
+    initial_agents: list[str]
+
+    def wants_new_session(self) -> bool:
+        """True when the next game needs a new session (e.g. a new opponent is due)."""
+        ...
+
+    def new_session(self) -> None:
+        """A new session is due: choose who sits in it (e.g. draw the next opponent)."""
+        ...
+
+    def open_session(self, key: str) -> dict[str, str]:
+        """The session's seats: ``{agent: key}`` in connection order, the server seats them
+        so (``key``: the env's own)."""
+        ...
+
+    def game_started(self) -> None:
+        """A game of the current session started."""
+        ...
+
+    def seed(self, seed: int) -> None:
+        """``reset(seed=...)``: seed whatever the seating draws."""
+        ...
+
+    def info(self, clients: dict[str, CurlingClient], game_over: bool) -> dict[str, Any]:
+        """What the seating adds to every agent's info."""
+        ...
+
+
+class SelfPlaySeating:
+    """Both seats ours: ``"player1"`` and ``"player2"``, one session as long as it lasts."""
+
+    def __init__(self) -> None:
+        self.possible_agents = list(AGENTS)
+        self.initial_agents = list(AGENTS)
+
+    def wants_new_session(self) -> bool:
+        return False
+
+    def new_session(self) -> None:
+        pass
+
+    def open_session(self, key: str) -> dict[str, str]:
+        return dict.fromkeys(AGENTS, key)  # the server seats in order of arrival: player1 first
+
+    def game_started(self) -> None:
+        pass
+
+    def seed(self, seed: int) -> None:
+        pass
+
+    def info(self, clients: dict[str, CurlingClient], game_over: bool) -> dict[str, Any]:
+        return {}
+
+
+class CurlingMultiAgentEnv(MultiAgentEnv):
+    """Two agents, one per seat, on one curling server (see the module docstring).
+
+    ``seating`` (keyword): builds, from the env's ``CurlingEnvConfig``, the ``Seating`` that
+    says who sits at the server; default ``SelfPlaySeating`` (``CurlingLeagueEnv`` passes the
+    league's)."""
+
+    def __init__(
+        self,
+        config: dict[str, Any] | None = None,
+        *,
+        seating: Callable[[CurlingEnvConfig], Seating] | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__()
         values = {**dict(config or {}), **kwargs, "opponent": "external"}
         self.worker_index = int(getattr(config, "worker_index", 0) or 0)
@@ -64,10 +147,12 @@ class CurlingMultiAgentEnv(MultiAgentEnv):
                 f"the multi-agent env supports reward {MULTI_AGENT_REWARDS}, got "
                 f"{self.config.reward!r} (shaping by the house score is single-agent only)"
             )
+        self.seating: Seating = seating(self.config) if seating else SelfPlaySeating()
         obs_space, act_space = observation_space(), action_space(self.config)
-        self.agents = self.possible_agents = list(AGENTS)
-        self.observation_spaces = {a: obs_space for a in AGENTS}
-        self.action_spaces = {a: act_space for a in AGENTS}
+        self.possible_agents = list(self.seating.possible_agents)
+        self.agents = list(self.seating.initial_agents)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
         self._tables = shot_tables()
         self._server = EnvServer(self.config, self.worker_index)
         self._clients: dict[str, CurlingClient] = {}
@@ -82,17 +167,15 @@ class CurlingMultiAgentEnv(MultiAgentEnv):
         return cls(env_context)
 
     def _connect(self) -> None:
+        """A new session: the seating's agents connect in its order."""
         self._disconnect()
-        host, port = self._server.ensure()
-        timeout = self._timeout
-        for agent in AGENTS:  # the server seats in order of arrival: player1 first
-            client = CurlingClient(
-                host, port, key=self.config.key, name=f"{self.config.name}-{agent}",
-                timeout=timeout, connect_timeout=min(timeout, CONNECT_TIMEOUT_S),
-                sweep_reply=self.config.sweep_reply,
-            )  # fmt: skip
-            client.connect()
-            self._clients[agent] = client
+        seats = self.seating.open_session(self.config.key)
+        for agent, key in seats.items():
+            name = f"{self.config.name}-{agent}"
+            self._clients[agent] = self._server.connect_client(
+                key=key, name=name, timeout=self._timeout
+            )
+        self.agents = list(seats)
 
     def _disconnect(self) -> None:
         for client in self._clients.values():
@@ -161,22 +244,26 @@ class CurlingMultiAgentEnv(MultiAgentEnv):
         return obs, rewards, {"__all__": False}, {"__all__": False}, {nxt: self._info(nxt)}
 
     def _seed(self, seed: int) -> None:
-        """``reset(seed=...)``: a fresh private server with this seed (same seed and actions,
-        same game); servers from the config are left as they are."""
+        """``reset(seed=...)``: the seating's draws seeded, and a fresh private server with this
+        seed (same seed and actions, same game); servers from the config are left as they are."""
+        self.seating.seed(seed)
         if self.config.server == "auto":
             self._disconnect()
             self._server.reseed(seed)
 
     def _start_game(self) -> str:
-        """Connect if needed and wait for a new game's first GO; its agent."""
-        if self._to_move is not None or not self._clients:
-            self._connect()  # first episode, or abandoning a game in progress
+        """Connect if needed (first episode, abandoning a game in progress, or the seating
+        wants a new session) and wait for a new game's first GO; its agent."""
+        if self._to_move is not None or not self._clients or self.seating.wants_new_session():
+            self.seating.new_session()
+            self._connect()
         mover = self._pump(expect_game=True)
         if mover is None:  # the session ended between games: start a new one
             self._connect()
             mover = self._pump(expect_game=True)
         if mover is None:
             raise ConnectionLostError(f"no game could be started on {self._server.label}")
+        self.seating.game_started()
         return mover
 
     def _pump(self, expect_game: bool) -> str | None:
@@ -220,6 +307,7 @@ class CurlingMultiAgentEnv(MultiAgentEnv):
             "seat": client.seat,
             "score": client.totals,
             "server": self._server.label,
+            **self.seating.info(self._clients, self._over),
         }
 
     def close(self) -> None:

@@ -11,6 +11,7 @@ import threading
 from dataclasses import replace
 from typing import Any
 
+from rllib_curling.client import CONNECT_TIMEOUT_S, CurlingClient
 from rllib_curling.env.config import CurlingEnvConfig, parse_server
 from rllib_curling.errors import (
     ConfigError,
@@ -132,6 +133,23 @@ class EnvServer:
             return self.address
         self.address = self.private.ensure()[self.room]
         return self.address
+
+    def connect_client(self, *, key: str, name: str, timeout: float) -> CurlingClient:
+        """A client of this server (``ensure``: started if need be), connected with ``key`` and
+        ``name``; it waits ``timeout`` seconds for a message (``CurlingEnvConfig.reply_timeout``)
+        and at most ``CONNECT_TIMEOUT_S`` of them to connect. Every env connects so; a client
+        that fails to connect is closed before the error propagates."""
+        host, port = self.ensure()
+        client = CurlingClient(
+            host, port, key=key, name=name, timeout=timeout,
+            connect_timeout=min(timeout, CONNECT_TIMEOUT_S), sweep_reply=self.config.sweep_reply,
+        )  # fmt: skip
+        try:
+            client.connect()
+        except BaseException:
+            client.close()
+            raise
+        return client
 
     def reseed(self, seed: int) -> None:
         """Stop the private server; the next ``ensure`` starts a fresh one with ``seed``."""

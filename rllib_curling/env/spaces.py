@@ -153,11 +153,29 @@ def observe(client: CurlingClient) -> np.ndarray:
 
 
 def throw_for(action: Any, client: CurlingClient, mode: str, tables: ShotTables) -> Throw:
-    """The throw (v, h, w, sweep) for an action of the given mode (``action_mode``)."""
+    """The throw (v, h, w, sweep) for an action of the given mode (``action_mode``), in the
+    game as ``client`` last saw it (``action_throw``)."""
+    if mode != "discrete":
+        return action_throw(action, mode, tables)
+    shot = client.state[0] if client.state is not None else None
+    return action_throw(action, mode, tables, client.position, my_parity(client), shot)
+
+
+def action_throw(
+    action: Any,
+    mode: str,
+    tables: ShotTables,
+    position: np.ndarray | None = None,
+    parity: int = 0,
+    shot: int | None = None,
+) -> Throw:
+    """The throw (v, h, w, sweep) for an action of the given mode (``action_mode``): the one
+    dispatch to ``env.actions``' maps. A discrete action (a template) needs the ``position``
+    (throwing-order rows), the thrower's ``parity`` and the ``shot`` about to be thrown."""
     if mode == "throw":
         return actions.raw_throw(action)
     if mode == "discrete":
+        assert position is not None, "a discrete action needs the position"
         index = int(np.asarray(action).item())
-        shot = client.state[0] if client.state is not None else None
-        return actions.discrete_throw(index, client.position, my_parity(client), tables, shot)
+        return actions.discrete_throw(index, position, parity, tables, shot)
     return actions.continuous_throw(np.asarray(action), tables)

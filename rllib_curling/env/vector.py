@@ -7,7 +7,7 @@ throw first and only then waits for the replies, so the server plays the throws 
 answers) while this process turns earlier replies into observations; RLlib batches the
 network's forward pass over the ``num_envs`` observations.
 
-With RLlib (what ``rllib_curling.rl.training.algorithm_config`` sets up)::
+With RLlib (what ``rllib_curling.rl.algorithm_configs.algorithm_config`` sets up)::
 
     config.environment("curling", env_config={...})
     config.env_runners(num_envs_per_env_runner=8, gym_env_vectorize_mode="vector_entry_point")

@@ -3,18 +3,26 @@ policy player. Importing it registers the env, the network and the trainables wi
 (``rllib_curling.rl.registration``), and drops a warning Ray logs about its own code
 (``rllib_curling.rl.ray_warnings``).
 
-| module            | what it holds                                                        |
-|-------------------|----------------------------------------------------------------------|
-| ``network``       | ``CurlingEncoder`` and the model config (``DEFAULT_MODEL_CONFIG``)    |
-| ``models``        | the RLModules of the new API stack (PPO, IMPALA, APPO, DQN)          |
-| ``model_v2``      | the same network as an old-API-stack ModelV2 (``ModelCatalog``)      |
-| ``training``      | ``algorithm_config(algo)``, ``register_trainables()``                 |
-| ``checkpoints``   | finding a checkpoint in a run directory, ``load_policy``             |
-| ``tuning``        | building a trial's config and running a Tune experiment              |
-| ``callbacks``     | ``CurlingMetrics``: win rate and points in the results               |
-| ``policy_player`` | a trained policy as a player on any server                           |
-| ``registration``  | what is registered with Ray, and ``register()``                      |
-| ``ray_warnings``  | the filter of Ray's warnings about its own internals                 |
+| module                | what it holds                                                      |
+|-----------------------|--------------------------------------------------------------------|
+| ``network``           | ``CurlingEncoder`` and the model config (``DEFAULT_MODEL_CONFIG``) |
+| ``models``            | the RLModules of the new API stack (PPO, IMPALA, APPO, DQN)        |
+| ``model_v2``          | the same network as an old-API-stack ModelV2 (``ModelCatalog``)    |
+| ``env_names``         | the names of the curling envs in Tune (``ENV_NAME``, ...)          |
+| ``trainables``        | the curling-aware algorithm classes (``CurlingPPO``, ...,          |
+|                       | ``TRAINABLES``, ``ALGORITHMS``) and ``curling_defaults``           |
+| ``algorithm_configs`` | ``algorithm_config(algo)``: ready-made configs sized for 2 cores   |
+| ``learners``          | ``CurlingBCLearner``: cloning with soft targets and a value head   |
+| ``callbacks``         | ``CurlingMetrics``: win rate, points, speed, the curriculum        |
+| ``league``            | league self-play: sampling and snapshot rules, ``LeagueCallback``  |
+| ``env_runners``       | ``CurlingMultiAgentEnvRunner``: multi-agent games stepped together |
+| ``experiments``       | ``ExperimentSpec``: ``rllib train``'s typed experiment and checks  |
+| ``tuning``            | building a trial's config and running a Tune experiment            |
+| ``checkpoints``       | finding a checkpoint, ``load_policy``, ``export_agent``            |
+| ``policy_player``     | ``PolicyPlayer``: a trained policy as a player on any server       |
+| ``search``            | the agent's search (``AgentBot``): the policy's shots, a search    |
+| ``registration``      | what is registered with Ray, and ``register()``                    |
+| ``ray_warnings``      | the filter of Ray's warnings about its own internals               |
 """
 
 from __future__ import annotations

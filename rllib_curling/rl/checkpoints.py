@@ -189,20 +189,22 @@ def load_policy(
             return actions
         return int(actions[0]) if isinstance(space, gym.spaces.Discrete) else actions[0]
 
-    def propose(obs: np.ndarray, k: int, rng: np.random.Generator) -> list[Any]:
-        """Up to ``k`` distinct candidate actions for one observation, most likely first:
-        Discrete: the ``k`` highest logits (or Q-values); Box: the Gaussian's mean, then
-        ``k - 1`` draws from it (``rng``), mapped like ``policy``'s actions."""
+    def scores(obs: np.ndarray) -> np.ndarray:
+        """One forward pass: the action scores (logits, Gaussian inputs or DQN's Q-values) of
+        one observation, as float64."""
         batch = torch.from_numpy(np.asarray(obs, dtype=np.float32)[None])
         with torch.no_grad():
             if hasattr(module, "compute_q_values"):  # DQN: rank by Q-value
                 out = module.compute_q_values({Columns.OBS: batch})
             else:
                 out = module.forward_inference({Columns.OBS: batch})
-        scores = out.get(Columns.ACTION_DIST_INPUTS, out.get("qf_preds"))
-        if scores is None:
+        found = out.get(Columns.ACTION_DIST_INPUTS, out.get("qf_preds"))
+        if found is None:
             raise ValueError("this module gives no action scores to rank (no logits or Q-values)")
-        scores = scores[0].cpu().numpy().astype(np.float64)
+        return found[0].cpu().numpy().astype(np.float64)
+
+    def ranked(scores: np.ndarray, k: int, rng: np.random.Generator) -> list[Any]:
+        """``propose`` from the ``scores`` of one observation."""
         if isinstance(space, gym.spaces.Discrete):
             order = np.argsort(-scores, kind="stable")[: max(1, k)]
             return [int(i) for i in order]
@@ -210,17 +212,21 @@ def load_policy(
         draws = mean + np.exp(log_std) * rng.standard_normal((max(1, k) - 1, len(mean)))
         return list(to_space(np.concatenate([mean[None], draws]).astype(np.float32)))
 
+    def propose(obs: np.ndarray, k: int, rng: np.random.Generator) -> list[Any]:
+        """Up to ``k`` distinct candidate actions for one observation, most likely first:
+        Discrete: the ``k`` highest logits (or Q-values); Box: the Gaussian's mean, then
+        ``k - 1`` draws from it (``rng``), mapped like ``policy``'s actions."""
+        return ranked(scores(obs), k, rng)
+
     def likely(obs: np.ndarray, k: int) -> tuple[list[Any], list[float] | None]:
         """The ``k`` most likely actions for one observation and their probabilities (Discrete
         policies: the softmax of the logits; None for Q-values and Box policies, which give
-        their mean first)."""
-        actions = propose(obs, k, np.random.default_rng(0))
+        their mean first). One forward pass serves both."""
+        found = scores(obs)
+        actions = ranked(found, k, np.random.default_rng(0))
         if not isinstance(space, gym.spaces.Discrete) or hasattr(module, "compute_q_values"):
             return actions, None
-        batch = torch.from_numpy(np.asarray(obs, dtype=np.float32)[None])
-        with torch.no_grad():
-            logits = module.forward_inference({Columns.OBS: batch})[Columns.ACTION_DIST_INPUTS]
-        probabilities = torch.softmax(logits[0].double(), dim=0).cpu().numpy()
+        probabilities = torch.softmax(torch.from_numpy(found), dim=0).cpu().numpy()
         return actions, [float(probabilities[a]) for a in actions]
 
     def values(obs: np.ndarray) -> np.ndarray:

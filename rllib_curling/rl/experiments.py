@@ -131,7 +131,7 @@ def check_algorithm(spec: ExperimentSpec) -> str:
     """The spec's algorithm, known to RLlib; ``ConfigError`` listing the valid names otherwise."""
     from ray.rllib.algorithms.registry import ALGORITHMS
 
-    from rllib_curling.rl.training import ALGORITHMS as OURS
+    from rllib_curling.rl.trainables import ALGORITHMS as OURS
 
     if not spec.run:
         raise ConfigError(f"{_where(spec)}no algorithm: give --run ALGO (or run: in the file)")
@@ -156,7 +156,7 @@ def check_env(env: Any, spec: ExperimentSpec) -> None:
     import gymnasium
     from ray.tune.registry import ENV_CREATOR, _global_registry
 
-    from rllib_curling.rl.registration import CURLING_ENVS
+    from rllib_curling.rl.env_names import CURLING_ENVS
 
     if env in CURLING_ENVS or _global_registry.contains(ENV_CREATOR, env):
         return
@@ -190,7 +190,7 @@ def check_env_config(env_config: dict[str, Any], spec: ExperimentSpec) -> None:
     """Build ``CurlingEnvConfig`` from ``env_config`` (each grid-search value on its own); for
     ``curling_league`` its ``league`` key is a ``LeagueConfig`` (``env.league``)."""
     from rllib_curling.env.config import CurlingEnvConfig
-    from rllib_curling.rl.registration import LEAGUE_ENV_NAME
+    from rllib_curling.rl.env_names import LEAGUE_ENV_NAME
 
     if spec.env == LEAGUE_ENV_NAME or (spec.env is None and "league" in env_config):
         from rllib_curling.env.league import LeagueConfig

@@ -1,22 +1,23 @@
 """Registration with Ray: the env names, the ModelCatalog model and the Tune trainables.
 
 Explicit, no import hooks: :func:`register` runs when ``rllib_curling.rl`` is imported (the
-``rllib`` command, ``rllib_curling.rl.training`` and every module of this layer import it), and
+``rllib`` command and every module of this layer import it), and
 ``import rllib_curling`` imports ``rllib_curling.rl`` when Ray is already imported. After it:
 
 | registry                         | names                          | what                         |
 |----------------------------------|--------------------------------|------------------------------|
-| Tune/RLlib envs                  | ``"curling"``                  | ``CurlingEnv``, or           |
+| Tune/RLlib envs (``env_names``)  | ``"curling"``                  | ``CurlingEnv``, or           |
 |                                  |                                | ``CurlingVectorEnv`` (vector |
 |                                  |                                | entry point: ``num_envs``)   |
 |                                  | ``"curling_multi"``            | ``CurlingMultiAgentEnv``     |
 |                                  | ``"curling_league"``           | ``CurlingLeagueEnv``         |
 | RLlib ``ModelCatalog`` (old API) | ``"curling_net"``              | ``CurlingModelV2``           |
-| Tune trainables                  | ``"PPO"``, ``"DQN"``,          | the algorithms               |
-|                                  | ``"IMPALA"``, ``"APPO"``       |                              |
+| Tune trainables                  | ``"PPO"``, ``"DQN"``,          | the curling-aware algorithms |
+|                                  | ``"IMPALA"``, ``"APPO"``,      | (``rl.trainables``)          |
+|                                  | ``"BC"``, ``"MARWIL"``         |                              |
 
 Gymnasium's id ``rllib_curling:Curling-v0`` needs none of this: Gymnasium imports
-``rllib_curling``, which registers ``Curling-v0`` (see ``rllib_curling.register_gymnasium``).
+``rllib_curling``, which registers ``Curling-v0`` (``rllib_curling.env.register_gymnasium``).
 
 Ray keeps its registry in the cluster's store, which ``ray.shutdown()`` empties; call
 :func:`register` again after a new ``ray.init()`` in the same process (it is idempotent).
@@ -26,15 +27,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from rllib_curling.rl.env_names import (
+    CURLING_ENVS,
+    ENV_NAME,
+    LEAGUE_ENV_NAME,
+    MULTI_AGENT_ENV_NAME,
+)
 from rllib_curling.rl.network import MODEL_NAME
-
-ENV_NAME = "curling"
-MULTI_AGENT_ENV_NAME = "curling_multi"
-LEAGUE_ENV_NAME = "curling_league"
-CURLING_ENVS = (ENV_NAME, MULTI_AGENT_ENV_NAME, LEAGUE_ENV_NAME)
 
 __all__ = [
     "CURLING_ENVS", "ENV_NAME", "LEAGUE_ENV_NAME", "MODEL_NAME", "MULTI_AGENT_ENV_NAME", "register",
+    "register_envs", "register_trainables",
 ]  # fmt: skip
 
 
@@ -71,10 +74,26 @@ def register_envs() -> None:
     register_env(LEAGUE_ENV_NAME, _make_league_env)
 
 
+def register_trainables() -> list[str]:
+    """Register the curling-aware algorithms (``rl.trainables.TRAINABLES``) with Tune under
+    their stock names; returns the names.
+
+    ``tune.run("PPO", config={"env": "curling"})`` then trains the curling network, and Tune
+    resolves ``"PPO"`` without importing every RLlib algorithm. Safe to call again
+    (re-registers, which also restores them after a ``ray.shutdown()``/``ray.init()``).
+    """
+    from ray import tune
+
+    from rllib_curling.rl.trainables import TRAINABLES
+
+    for name, algorithm_cls in TRAINABLES.items():
+        tune.register_trainable(name, algorithm_cls)
+    return list(TRAINABLES)
+
+
 def register() -> None:
     """Register the envs, the ModelCatalog model and the trainables (see the module table)."""
     from rllib_curling.rl.model_v2 import register_model
-    from rllib_curling.rl.training import register_trainables
 
     register_envs()
     register_model()

@@ -34,8 +34,7 @@ from rllib_curling.bots.base import Bot, Throw, finish
 from rllib_curling.bots.levels import MAX_LEVEL
 from rllib_curling.bots.search import SPECS, LeafValue, SearchBot
 from rllib_curling.client import CurlingClient
-from rllib_curling.env import actions
-from rllib_curling.env.spaces import action_mode, throw_for
+from rllib_curling.env.spaces import action_mode, action_throw, throw_for
 from rllib_curling.game import GameConfig, GameState
 from rllib_curling.offline.dataset import teacher_observation
 
@@ -196,10 +195,7 @@ class AgentBot(Bot):
         tables = shot_tables()
 
         def throw_of(action: Any) -> Throw:
-            if self.mode == "discrete":
-                return actions.discrete_throw(int(action), state.position, parity, tables,
-                                              state.shot)  # fmt: skip
-            return actions.continuous_throw(np.asarray(action), tables)
+            return action_throw(action, self.mode, tables, state.position, parity, state.shot)
 
         if self.search is None:
             throw = finish(*throw_of(self.policy(obs)))

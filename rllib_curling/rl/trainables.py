@@ -1,7 +1,8 @@
 """Curling-aware PPO, DQN, IMPALA, APPO, BC and MARWIL: stock RLlib algorithms that give curling
 runs the curling network and the curling metrics, whatever form the config comes in.
 
-``import rllib_curling.rl`` registers these with Tune under the stock names, so the course's
+``import rllib_curling.rl`` registers these with Tune under the stock names
+(``rl.registration.register_trainables``), so the course's
 idioms work on Ray 2.60's new API stack::
 
     tune.run("PPO", config={"env": "curling"})                                  # or "IMPALA", ...
@@ -31,8 +32,8 @@ Their checkpoints also keep the curriculum's stage (``CURLING_STATE`` in the alg
 ``rl.callbacks.CurlingMetrics``), so a restored run resumes at its level.
 
 Everything else (batch sizes, learning rates, runners) stays as the user or RLlib set it; for
-ready-made settings that fit a small machine use ``training.algorithm_config``. Other envs run
-exactly as stock RLlib.
+ready-made settings that fit a small machine use ``rl.algorithm_configs.algorithm_config``.
+Other envs run exactly as stock RLlib.
 """
 
 from __future__ import annotations
@@ -50,13 +51,8 @@ from ray.rllib.algorithms.ppo import PPO
 from ray.rllib.utils.annotations import override
 
 from rllib_curling.rl.callbacks import CurlingMetrics
+from rllib_curling.rl.env_names import CURLING_ENVS, ENV_NAME, LEAGUE_ENV_NAME, MULTI_AGENT_ENV_NAME
 from rllib_curling.rl.network import MODEL_NAME, resolve_model_config
-from rllib_curling.rl.registration import (
-    CURLING_ENVS,
-    ENV_NAME,
-    LEAGUE_ENV_NAME,
-    MULTI_AGENT_ENV_NAME,
-)
 
 #: Algorithms that learn from offline data (``curling dataset``: template indices).
 OFFLINE = ("BC", "MARWIL")
@@ -225,12 +221,15 @@ class CurlingMARWIL(_CurlingDefaults, MARWIL):
     _stock = MARWIL
 
 
-#: Tune names → the curling-aware classes (``register_trainables`` registers them).
+#: Tune names → the curling-aware classes (``rl.registration.register_trainables`` registers
+#: them).
 TRAINABLES: dict[str, type[Algorithm]] = {
     "PPO": CurlingPPO,
-    "BC": CurlingBC,
-    "MARWIL": CurlingMARWIL,
     "DQN": CurlingDQN,
     "IMPALA": CurlingIMPALA,
     "APPO": CurlingAPPO,
+    "BC": CurlingBC,
+    "MARWIL": CurlingMARWIL,
 }
+#: The algorithms with a curling-aware class (and a ready-made ``algorithm_config``).
+ALGORITHMS = tuple(TRAINABLES)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from rllib_curling.errors import ConfigError
+from rllib_curling.rl.env_names import CURLING_ENVS, LEAGUE_ENV_NAME
 from rllib_curling.rl.experiments import (
     ExperimentSpec,
     check_algorithm,
@@ -25,7 +26,7 @@ from rllib_curling.rl.experiments import (
     check_env_config,
     check_resources,
 )
-from rllib_curling.rl.registration import CURLING_ENVS, LEAGUE_ENV_NAME, register
+from rllib_curling.rl.registration import register
 
 BEST_METRIC = "env_runners/episode_return_mean"
 #: Columns of the progress table: result key -> header.
@@ -113,13 +114,14 @@ def _stderr_to(file: Any) -> Iterator[None]:
 def build_config(spec: ExperimentSpec) -> Any:
     """The trial's config, checked (see ``rl.experiments``): an ``AlgorithmConfig``.
 
-    For the curling envs the base is ``training.algorithm_config`` (the curling network, sized
-    for small machines); other envs start from the algorithm's stock defaults. Dict keys are
-    applied with ``update_from_dict`` (``{"grid_search": [...]}`` values stay for Tune).
+    For the curling envs the base is ``algorithm_configs.algorithm_config`` (the curling
+    network, sized for small machines); other envs start from the algorithm's stock defaults.
+    Dict keys are applied with ``update_from_dict`` (``{"grid_search": [...]}`` values stay for
+    Tune).
     """
     from ray.tune.registry import get_trainable_cls
 
-    from rllib_curling.rl.training import algorithm_config
+    from rllib_curling.rl.algorithm_configs import algorithm_config
 
     register()  # again: a ray.shutdown() since the import empties Ray's registry
     algo = check_algorithm(spec)

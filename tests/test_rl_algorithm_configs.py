@@ -18,10 +18,12 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
+from rllib_helpers import assert_resumes
 
 from rllib_curling import observation as spaces
 from rllib_curling.aiming.templates import TEMPLATES
-from rllib_curling.rl import training
+from rllib_curling.rl import registration
+from rllib_curling.rl.algorithm_configs import algorithm_config
 from rllib_curling.rl.checkpoints import load_policy
 
 FAKE_ENV = "curling-smoke-test-fake"
@@ -67,19 +69,17 @@ class FakeCurlingEnv(gym.Env):
 
 
 @pytest.fixture(scope="module")
-def ray_session() -> Iterator[None]:
-    import ray
+def ray_session(ray_session: None) -> Iterator[None]:
+    """conftest's Ray session, with this module's fake env registered."""
     from ray import cloudpickle
     from ray.tune.registry import register_env
 
     # Ship this test module's env class by value: runners cannot import a test module.
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     register_env(FAKE_ENV, lambda ctx: FakeCurlingEnv(ctx))
     try:
         yield
     finally:
-        ray.shutdown()
         cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
         if TIMINGS:
             print("\nsmoke timings (s):", {k: round(v, 1) for k, v in TIMINGS.items()})
@@ -135,12 +135,9 @@ def _check_policy(checkpoint: Any, action_space: gym.Space) -> None:
 def test_new_stack__trains_saves_restores(
     ray_session: None, tmp_path: Path, algo: str, runners: int
 ) -> None:
-    from ray.rllib.algorithms.algorithm import Algorithm
 
     start = time.perf_counter()
-    config = training.algorithm_config(
-        algo, env=FAKE_ENV, num_env_runners=runners, model_config=SMALL
-    )
+    config = algorithm_config(algo, env=FAKE_ENV, num_env_runners=runners, model_config=SMALL)
     built = _small(config, algo).build_algo()
     try:
         module = built.get_module()
@@ -149,13 +146,7 @@ def test_new_stack__trains_saves_restores(
         path = built.save_to_path(tmp_path / "ckpt")
     finally:
         built.stop()
-    restored = Algorithm.from_checkpoint(path)
-    try:
-        iteration = restored.iteration
-        result = restored.train()
-        assert result["training_iteration"] == iteration + 1
-    finally:
-        restored.stop()
+    assert_resumes(path)
     if algo in ("PPO", "DQN"):
         space = FakeCurlingEnv({"action": "discrete" if algo == "DQN" else "continuous"})
         _check_policy(path, space.action_space)
@@ -170,7 +161,7 @@ def test_old_stack__trains_with_the_model_catalog_model(
     from rllib_curling.rl.model_v2 import CurlingModelV2
 
     start = time.perf_counter()
-    config = training.algorithm_config(
+    config = algorithm_config(
         algo, env=FAKE_ENV, num_env_runners=runners, model_config=SMALL, old_stack=True
     )
     built = _small(config, algo).build_algo()
@@ -187,8 +178,8 @@ def test_load_policy__from_a_tune_trial_checkpoint(ray_session: None, tmp_path: 
     from ray import tune
 
     start = time.perf_counter()
-    assert training.register_trainables() == ["PPO", "DQN", "IMPALA", "APPO", "BC", "MARWIL"]
-    config = _small(training.algorithm_config("ppo", env=FAKE_ENV, num_env_runners=0), "PPO")
+    assert registration.register_trainables() == ["PPO", "DQN", "IMPALA", "APPO", "BC", "MARWIL"]
+    config = _small(algorithm_config("ppo", env=FAKE_ENV, num_env_runners=0), "PPO")
     results = tune.Tuner(
         "PPO",  # a string: resolved through register_trainables()
         param_space=config,
@@ -211,20 +202,20 @@ def test_load_policy__from_a_tune_trial_checkpoint(ray_session: None, tmp_path: 
 
 def test_algorithm_config__names_and_errors() -> None:
     with pytest.raises(ValueError, match="PPO, DQN, IMPALA, APPO"):
-        training.algorithm_config("sac")
+        algorithm_config("sac")
     with pytest.raises(ValueError, match="old API stack is broken"):
-        training.algorithm_config("dqn", old_stack=True)
+        algorithm_config("dqn", old_stack=True)
     with pytest.raises(ValueError, match="discrete"):
-        training.algorithm_config("DQN", env_config={"action": "continuous"})
-    config = training.algorithm_config("dqn", env_config={"seed": 3})
+        algorithm_config("DQN", env_config={"action": "continuous"})
+    config = algorithm_config("dqn", env_config={"seed": 3})
     assert config.env_config == {"seed": 3, "action": "discrete"}
-    config = training.algorithm_config("Impala", num_env_runners=2, model_config={"hiddens": [8]})
+    config = algorithm_config("Impala", num_env_runners=2, model_config={"hiddens": [8]})
     assert (config.num_learners, config.num_env_runners) == (0, 2)
     assert config.rl_module_spec.model_config["hiddens"] == [8]
     env = FakeCurlingEnv()
-    spec = training.algorithm_config("ppo").get_rl_module_spec(env=env)
+    spec = algorithm_config("ppo").get_rl_module_spec(env=env)
     assert spec.model_config["vf_share_layers"] is True  # ours wins over PPO's auto-included False
-    old = training.algorithm_config("ppo", old_stack=True, model_config={"attention": True})
+    old = algorithm_config("ppo", old_stack=True, model_config={"attention": True})
     assert not old.enable_rl_module_and_learner and old.num_gpus == 0
     assert old.model["custom_model"] == "curling_net"
     assert old.model["custom_model_config"]["attention"] is True

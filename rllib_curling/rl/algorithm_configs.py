@@ -1,6 +1,7 @@
-"""Ready-made RLlib configs with the curling network, and the Tune trainables.
-
-``algorithm_config("PPO")`` gives a config that trains on a 2-core machine as it is:
+"""Ready-made RLlib configs: ``algorithm_config(algo)``, the curling network and batch sizes that
+train on a 2-core machine as they are (the algorithm classes are in ``rl.trainables``, their
+registration with Tune in ``rl.registration``; YAML experiments are read by ``rl.experiments``
+and run by ``rl.tuning``):
 
 | algo   | stack   | network                    | sizes (per iteration)                        |
 |--------|---------|----------------------------|----------------------------------------------|
@@ -19,17 +20,17 @@ the offline data of ``curling dataset`` holds template indices). BC and MARWIL r
 they train PPO's module, so PPO can start from their checkpoints. The old API stack
 (``old_stack=True``) uses the ModelCatalog model ``"curling_net"`` (``CurlingModelV2``) and
 ``num_gpus=0``; it is offered for neither DQN (broken in RLlib 2.60) nor the offline algorithms.
-The configs' algorithm classes are the curling-aware ones of ``rl.trainables``.
+The configs' algorithm classes are the curling-aware ones of ``rl.trainables`` (``TRAINABLES``).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rllib_curling.rl.env_names import ENV_NAME
+
 if TYPE_CHECKING:
     from ray.rllib.algorithms.algorithm_config import AlgorithmConfig
-
-ALGORITHMS = ("PPO", "DQN", "IMPALA", "APPO", "BC", "MARWIL")
 
 
 def _algorithm_classes() -> dict[str, tuple[type, type]]:
@@ -41,7 +42,7 @@ def _algorithm_classes() -> dict[str, tuple[type, type]]:
     from ray.rllib.algorithms.marwil import MARWILConfig
     from ray.rllib.algorithms.ppo import PPOConfig
 
-    from rllib_curling.rl.trainables import TRAINABLES
+    from rllib_curling.rl.trainables import ALGORITHMS, TRAINABLES
 
     configs = {"PPO": PPOConfig, "DQN": DQNConfig, "IMPALA": IMPALAConfig, "APPO": APPOConfig,
                "BC": BCConfig, "MARWIL": MARWILConfig}  # fmt: skip
@@ -54,6 +55,8 @@ VECTOR_MODE = "vector_entry_point"
 
 
 def _canonical(algo: str) -> str:
+    from rllib_curling.rl.trainables import ALGORITHMS
+
     name = str(algo).upper()
     if name not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algo!r}; valid: {', '.join(ALGORITHMS)}")
@@ -63,14 +66,14 @@ def _canonical(algo: str) -> str:
 def algorithm_config(
     algo: str,
     *,
-    env: Any = "curling",  # registration.ENV_NAME
+    env: Any = ENV_NAME,
     env_config: dict[str, Any] | None = None,
     num_env_runners: int = 1,
     num_envs_per_env_runner: int = 1,
     model_config: dict[str, Any] | None = None,
     old_stack: bool = False,
 ) -> AlgorithmConfig:
-    """An ``AlgorithmConfig`` for ``algo`` (``ALGORITHMS``, any case) with the
+    """An ``AlgorithmConfig`` for ``algo`` (``rl.trainables.ALGORITHMS``, any case) with the
     curling network (``model_config`` keys: ``rllib_curling.rl.models.DEFAULT_MODEL_CONFIG``).
 
     The fastest sampling path that fits: on the new API stack, with private servers
@@ -120,7 +123,7 @@ def algorithm_config(
         spaces = {"observation_space": observation_space(),
                   "action_space": action_space(CurlingEnvConfig.from_dict(env_config))}  # fmt: skip
         config.environment(**spaces).env_runners(num_env_runners=0)
-    elif not old_stack and env == "curling" and env_config.get("server", "auto") == "auto":
+    elif not old_stack and env == ENV_NAME and env_config.get("server", "auto") == "auto":
         config.env_runners(gym_env_vectorize_mode=VECTOR_MODE)
     if old_stack:
         config.api_stack(
@@ -162,18 +165,3 @@ def _size(config: AlgorithmConfig, name: str) -> None:
         if name == "BC":  # its pre-learner needs no module: map the data once, keep it in memory
             config.offline_data(materialize_data=False, materialize_mapped_data=True)
     # DQN: RLlib's defaults (batch 32, 1000 steps before learning, dueling + double-Q) fit.
-
-
-def register_trainables() -> list[str]:
-    """Register the curling-aware algorithms (``rl.trainables``) with Tune under
-    their stock names; returns the names.
-
-    ``tune.run("PPO", config={"env": "curling"})`` then trains the curling network, and Tune
-    resolves ``"PPO"`` without importing every RLlib algorithm. Safe to call again
-    (re-registers, which also restores them after a ``ray.shutdown()``/``ray.init()``).
-    """
-    from ray import tune
-
-    for name, (algorithm_cls, _) in _algorithm_classes().items():
-        tune.register_trainable(name, algorithm_cls)
-    return list(ALGORITHMS)
