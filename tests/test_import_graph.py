@@ -10,19 +10,6 @@ from __future__ import annotations
 
 import grimp
 
-#: Circles still to break; an entry goes once its circle is gone (the test says so).
-#: rl: registration -> training -> trainables -> registration (issue 27, the env/rl part).
-ALLOWED_CYCLES = {
-    frozenset(
-        {
-            "rllib_curling.rl.registration",
-            "rllib_curling.rl.training",
-            "rllib_curling.rl.trainables",
-        }
-    ),
-}
-
-
 def _strongly_connected(graph: grimp.ImportGraph) -> list[frozenset[str]]:
     """Groups of modules that import each other, directly or not (Tarjan, iterative)."""
     index: dict[str, int] = {}
@@ -65,16 +52,10 @@ def _strongly_connected(graph: grimp.ImportGraph) -> list[frozenset[str]]:
     return groups
 
 
-def test_import_graph__no_circles_but_the_allowed_ones() -> None:
+def test_import_graph__no_circles() -> None:
     graph = grimp.build_graph("rllib_curling", exclude_type_checking_imports=True)
-    cycles = set(_strongly_connected(graph))
-    assert cycles <= ALLOWED_CYCLES, (
-        f"import circles: {sorted(map(sorted, cycles - ALLOWED_CYCLES))}"
-    )
-    assert ALLOWED_CYCLES <= cycles, (
-        f"no longer circles (remove them from ALLOWED_CYCLES): "
-        f"{sorted(map(sorted, ALLOWED_CYCLES - cycles))}"
-    )
+    cycles = _strongly_connected(graph)
+    assert not cycles, f"import circles: {sorted(map(sorted, cycles))}"
 
 
 def test_strongly_connected__finds_a_circle_through_three_modules() -> None:

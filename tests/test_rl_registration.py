@@ -85,22 +85,3 @@ def test_register__gymnasium_id(code: str) -> None:
     from rllib_curling.observation import OBS_SIZE
 
     assert _run(f"{code}; print(e.observation_space.shape); e.close()") == f"({OBS_SIZE},)"
-
-
-@pytest.mark.parametrize(
-    "importer, imported",
-    [
-        ("rllib_curling.rl.trainables", "rllib_curling.rl.registration"),
-        ("rllib_curling.rl.algorithm_configs", "rllib_curling.rl.registration"),
-    ],
-)
-def test_rl_modules__no_import_circle_through_registration(importer: str, imported: str) -> None:
-    # registration imports the trainables to register them: neither they nor the configs built
-    # from them may import registration back (the env names live in rl.env_names).
-    import grimp
-
-    graph = grimp.build_graph("rllib_curling")
-    assert graph.find_shortest_chain(importer=importer, imported=imported) is None
-    assert graph.find_shortest_chain(
-        importer="rllib_curling.rl.registration", imported="rllib_curling.rl.trainables"
-    )
