@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import grimp
 
+
 def _strongly_connected(graph: grimp.ImportGraph) -> list[frozenset[str]]:
     """Groups of modules that import each other, directly or not (Tarjan, iterative)."""
     index: dict[str, int] = {}
