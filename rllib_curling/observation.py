@@ -47,6 +47,8 @@ Context block (8 features, ``CONTEXT_FEATURES``), starting at index ``CONTEXT_ST
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from rllib_curling import rules, sheet
@@ -81,9 +83,9 @@ OBS_LOW = -4.0
 OBS_HIGH = 4.0
 
 
-def split_observation(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Split ``(..., OBS_SIZE)`` observations: stones ``(..., 16, STONE_FEATURES)``, context
-    ``(..., CONTEXT_FEATURES)``."""
+def split_observation(obs: Any) -> tuple[Any, Any]:
+    """Split ``(..., OBS_SIZE)`` observations (numpy arrays or torch tensors, which the network
+    splits so): stones ``(..., 16, STONE_FEATURES)``, context ``(..., CONTEXT_FEATURES)``."""
     stones = obs[..., :CONTEXT_START].reshape(*obs.shape[:-1], N_STONES, STONE_FEATURES)
     return stones, obs[..., CONTEXT_START:]
 

@@ -289,8 +289,8 @@ class CurlingLeagueEnv(CurlingMultiAgentEnv):
 
     def get_observation_space(self, agent_id: Any) -> gym.Space:
         """Every agent (the learner and each snapshot slot) has the same space."""
-        return self.observation_spaces[LEARNER]
+        return self.agent_observation_space
 
     def get_action_space(self, agent_id: Any) -> gym.Space:
         """Every agent (the learner and each snapshot slot) has the same space."""
-        return self.action_spaces[LEARNER]
+        return self.agent_action_space

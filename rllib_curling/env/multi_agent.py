@@ -35,8 +35,8 @@ import select
 from collections.abc import Callable
 from typing import Any, Protocol
 
-import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
+from ray.rllib.utils.typing import MultiAgentDict
 
 from rllib_curling.aiming.tables import shot_tables
 from rllib_curling.client import CurlingClient
@@ -149,6 +149,8 @@ class CurlingMultiAgentEnv(MultiAgentEnv):
             )
         self.seating: Seating = seating(self.config) if seating else SelfPlaySeating()
         obs_space, act_space = observation_space(), action_space(self.config)
+        #: Every agent's spaces (all agents play the same game from their side).
+        self.agent_observation_space, self.agent_action_space = obs_space, act_space
         self.possible_agents = list(self.seating.possible_agents)
         self.agents = list(self.seating.initial_agents)
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
@@ -183,9 +185,9 @@ class CurlingMultiAgentEnv(MultiAgentEnv):
         self._clients = {}
         self._to_move = None
 
-    def reset(
+    def reset(  # type: ignore[override]  # gymnasium's Env.reset types a single agent's info
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    ) -> tuple[MultiAgentDict, MultiAgentDict]:
         if seed is not None:
             self._seed(seed)
         try:
@@ -197,22 +199,26 @@ class CurlingMultiAgentEnv(MultiAgentEnv):
         self._scores_seen = {a: len(c.end_scores) for a, c in self._clients.items()}
         return {mover: observe(self._clients[mover])}, {mover: self._info(mover)}
 
-    def step(self, action_dict: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+    def step(  # type: ignore[override]  # gymnasium's Env.step types a single agent's tuple
+        self, action_dict: MultiAgentDict
+    ) -> tuple[MultiAgentDict, MultiAgentDict, MultiAgentDict, MultiAgentDict, MultiAgentDict]:
         self.send_throw(self.throw_of(action_dict))
         return self.finish_step()
 
     # ``step`` in three parts, for ``CurlingVectorMultiAgentEnv``: it checks every game's action,
     # then sends every throw, and only then waits for the servers' replies.
 
-    def throw_of(self, action_dict: dict[str, Any]) -> tuple[float, ...]:
+    def throw_of(self, action_dict: MultiAgentDict) -> tuple[float, ...]:
         """The mover's throw ``(v, h, w[, sweep])`` for ``action_dict``, checked as ``step``
         checks it (a ``ValueError`` and nothing sent when it does not fit)."""
         mover = self._to_move
         if mover is None:
             raise RuntimeError("step() called before reset() or after the game ended")
         if mover not in action_dict:
-            raise ValueError(f"it is {mover}'s turn; got actions for {sorted(action_dict)}")
-        action = check_action(action_dict[mover], self.action_spaces[mover])
+            raise ValueError(
+                f"it is {mover}'s turn; got actions for {sorted(map(str, action_dict))}"
+            )
+        action = check_action(action_dict[mover], self.agent_action_space)
         return throw_for(action, self._clients[mover], self.config.action, self._tables)
 
     def send_throw(self, throw: tuple[float, ...]) -> None:

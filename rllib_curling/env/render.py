@@ -8,10 +8,14 @@ imported lazily, only for ``rgb_array``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from rllib_curling import rules, sheet
+
+if TYPE_CHECKING:
+    from matplotlib.patches import Patch
 
 MY_COLOUR = "#d62728"  # red: the agent's stones
 THEIR_COLOUR = "#e6c229"  # yellow: the opponent's
@@ -106,13 +110,16 @@ def rgb_array(view: View, size_px: int = 400) -> np.ndarray:
     return image
 
 
-def _circle(centre: object, radius: float, colour: str, edge: str | None = None) -> object:
+def _circle(
+    centre: tuple[float, float] | np.ndarray, radius: float, colour: str, edge: str | None = None
+) -> Patch:
     from matplotlib.patches import Circle
 
-    return Circle(centre, radius, facecolor=colour, edgecolor=edge or colour, lw=0.8)
+    x, y = centre
+    return Circle((float(x), float(y)), radius, facecolor=colour, edgecolor=edge or colour, lw=0.8)
 
 
-def _rect(corner: tuple[float, float], w: float, h: float, colour: str) -> object:
+def _rect(corner: tuple[float, float], w: float, h: float, colour: str) -> Patch:
     from matplotlib.patches import Rectangle
 
     return Rectangle(corner, w, h, facecolor=colour, edgecolor="none")

@@ -161,10 +161,10 @@ class CurlingVectorEnv(gym.vector.VectorEnv):
             self._private.stop()
 
     def _batch(self, observations: list[np.ndarray]) -> np.ndarray:
-        self._observations = concatenate(
-            self.single_observation_space, observations, self._observations
-        )
-        return self._observations.copy()
+        batch = concatenate(self.single_observation_space, observations, self._observations)
+        assert isinstance(batch, np.ndarray)  # a Box observation space
+        self._observations = batch
+        return batch.copy()
 
     def _base_seed(self, seed: int | list[int | None] | None) -> int | None:
         """The server seed of room 0 (module docstring), or None to keep the server."""
@@ -172,14 +172,17 @@ class CurlingVectorEnv(gym.vector.VectorEnv):
             return None
         if isinstance(seed, int | np.integer) and not isinstance(seed, bool):
             return int(seed)
-        seeds = list(seed)
+        seeds: list[int | None] = list(seed)  # type: ignore[arg-type]  # a bool is no seed list
         if all(s is None for s in seeds):
             return None
-        if len(seeds) != self.num_envs or any(
-            not isinstance(s, int | np.integer) or s != seeds[0] + i for i, s in enumerate(seeds)
+        ints = [int(s) for s in seeds if isinstance(s, int | np.integer)]
+        if (
+            len(seeds) != self.num_envs
+            or len(ints) != len(seeds)
+            or any(s != ints[0] + i for i, s in enumerate(ints))
         ):
             raise ValueError(
                 f"seed must be an int, None, or {self.num_envs} consecutive ints "
                 f"[s, s + 1, ...] (one server seeds its rooms so), got {seed!r}"
             )
-        return int(seeds[0])
+        return ints[0]

@@ -18,6 +18,7 @@ multi-agent runs get) takes its sub-envs over into this class (``from_sync``).
 
 from __future__ import annotations
 
+import functools
 from copy import deepcopy
 from typing import Any
 
@@ -27,6 +28,10 @@ from ray.rllib.env.vector.sync_vector_multi_agent_env import SyncVectorMultiAgen
 from rllib_curling.env.multi_agent import CurlingMultiAgentEnv
 
 
+def _same(env: Any) -> Any:
+    return env
+
+
 class CurlingVectorMultiAgentEnv(SyncVectorMultiAgentEnv):
     """Curling multi-agent games stepped together, every throw sent before any reply is
     awaited (module docstring). ``envs``: the sub-envs (wrapped or not)."""
@@ -34,11 +39,12 @@ class CurlingVectorMultiAgentEnv(SyncVectorMultiAgentEnv):
     def __init__(self, envs: list[Any]) -> None:
         if not envs or not all(is_curling_multi_agent(env) for env in envs):
             raise TypeError("CurlingVectorMultiAgentEnv steps CurlingMultiAgentEnv games only")
-        super().__init__(env_fns=[lambda env=env: env for env in envs])
+        super().__init__(env_fns=[functools.partial(_same, env) for env in envs])
 
     @classmethod
     def from_sync(cls, vector: SyncVectorMultiAgentEnv) -> CurlingVectorMultiAgentEnv:
         """The same sub-envs (not copied, not reset), stepped together from now on."""
+        assert vector.envs is not None  # a vector env that is open
         new = cls(list(vector.envs))
         new.spec = vector.spec
         vector.closed = True  # its sub-envs are ours now: its __del__ must not close them
@@ -48,9 +54,13 @@ class CurlingVectorMultiAgentEnv(SyncVectorMultiAgentEnv):
         if self.envs:  # None when the constructor refused its envs
             super().close_extras(**kwargs)
 
-    def step(self, actions: list[dict[str, Any]]) -> tuple[Any, Any, Any, Any, Any]:
+    def step(  # type: ignore[override]  # RLlib's stub says ArrayType; it passes this list
+        self, actions: list[dict[str, Any]]
+    ) -> tuple[Any, Any, Any, Any, Any]:
         # [num_envs] each: observations, rewards, terminateds, truncateds, infos
-        games = [env.unwrapped for env in self.envs]
+        envs = self.envs
+        assert envs is not None
+        games = [env.unwrapped for env in envs]
         throws = [
             None if self._autoreset_envs[i] else game.throw_of(actions[i])
             for i, game in enumerate(games)
@@ -60,7 +70,7 @@ class CurlingVectorMultiAgentEnv(SyncVectorMultiAgentEnv):
                 game.send_throw(throw)
         for i, game in enumerate(games):
             if throws[i] is None:  # its game ended on the last step: the next one
-                self._observations[i], self._infos[i] = self.envs[i].reset()
+                self._observations[i], self._infos[i] = envs[i].reset()
                 agents = game.possible_agents
                 self._rewards[i] = dict.fromkeys(agents, 0.0)
                 self._terminations[i] = {**dict.fromkeys(agents, False), "__all__": False}
@@ -74,10 +84,10 @@ class CurlingVectorMultiAgentEnv(SyncVectorMultiAgentEnv):
         )  # fmt: skip
         return (
             deepcopy(self._observations) if self.copy else self._observations,
-            np.copy(self._rewards),
-            np.copy(self._terminations),
-            np.copy(self._truncations),
-            np.copy(self._infos),
+            np.array(self._rewards, dtype=object),  # as RLlib's np.copy of these lists
+            np.array(self._terminations, dtype=object),
+            np.array(self._truncations, dtype=object),
+            np.array(self._infos, dtype=object),
         )
 
 

@@ -206,7 +206,12 @@ def shard_rows(
     from rllib_curling.bots.search import SearchBot
 
     start = time.perf_counter()
-    teacher = make_teacher() if make_teacher is not None else make_bot(config.teacher)
+    if make_teacher is not None:
+        teacher = make_teacher()
+    elif isinstance(config.teacher, int):
+        teacher = make_bot(config.teacher)
+    else:
+        raise ConfigError(f"teacher {config.teacher!r} is a checkpoint: give make_teacher too")
     judge = SearchBot(8)
     opponents = {level: make_bot(level) for level in set(config.opponents)}
     rows: list[dict[str, Any]] = []

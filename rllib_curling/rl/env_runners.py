@@ -11,6 +11,7 @@ sends every game's throw before it waits for any reply. Other envs are left as R
 from __future__ import annotations
 
 from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
+from ray.rllib.env.vector.sync_vector_multi_agent_env import SyncVectorMultiAgentEnv
 from ray.rllib.utils.annotations import override
 
 from rllib_curling.env.vector_multi_agent import CurlingVectorMultiAgentEnv, is_curling_multi_agent
@@ -25,4 +26,5 @@ class CurlingMultiAgentEnvRunner(MultiAgentEnvRunner):
         envs = getattr(self.env, "envs", None) or []
         if (envs and all(is_curling_multi_agent(env) for env in envs)
                 and not isinstance(self.env, CurlingVectorMultiAgentEnv)):  # fmt: skip
+            assert isinstance(self.env, SyncVectorMultiAgentEnv)  # RLlib 2.60's only vector env
             self.env = CurlingVectorMultiAgentEnv.from_sync(self.env)

@@ -30,6 +30,7 @@ import torch
 from ray.rllib.algorithms.marwil.torch.marwil_torch_learner import MARWILTorchLearner
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.learner.learner import POLICY_LOSS_KEY, VF_LOSS_KEY
+from ray.rllib.core.rl_module.apis import ValueFunctionAPI
 from ray.rllib.utils.torch_utils import explained_variance
 
 from rllib_curling.errors import ConfigError
@@ -82,6 +83,7 @@ class CurlingBCLearner(MARWILTorchLearner):
         metrics: dict[str, Any] = {POLICY_LOSS_KEY: policy_loss}
         total = policy_loss
         if settings.value_coeff > 0.0:
+            assert isinstance(module, ValueFunctionAPI), "value_coeff > 0 needs a value head"
             predicted = module.compute_values(batch, embeddings=fwd_out.get(Columns.EMBEDDINGS))
             target = 2.0 * batch[RESULT].float().reshape(predicted.shape) - 1.0  # (B,)
             vf_loss = 0.5 * torch.mean((predicted - target) ** 2)

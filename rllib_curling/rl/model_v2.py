@@ -52,7 +52,8 @@ class CurlingModelV2(TorchModelV2, nn.Module):
         name: str,
         **custom_model_config: Any,
     ) -> None:
-        TorchModelV2.__init__(self, obs_space, action_space, num_outputs, model_config, name)
+        # RLlib passes num_outputs None for a model that only embeds (set below, as RLlib asks).
+        TorchModelV2.__init__(self, obs_space, action_space, num_outputs, model_config, name)  # type: ignore[arg-type]
         nn.Module.__init__(self)
         check_observation_space(getattr(obs_space, "original_space", obs_space))
         cfg = resolve_model_config(custom_model_config)
@@ -69,7 +70,7 @@ class CurlingModelV2(TorchModelV2, nn.Module):
         self._value_embeddings: torch.Tensor | None = None
 
     @override(TorchModelV2)
-    def forward(
+    def forward(  # type: ignore[override]  # RLlib's stub widens state beyond what it passes
         self, input_dict: dict[str, Any], state: list[torch.Tensor], seq_lens: Any
     ) -> tuple[torch.Tensor, list[torch.Tensor]]:
         obs = input_dict["obs"].float()

@@ -105,7 +105,9 @@ class CurlingActorCritic(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
             return 2 * int(space.shape[0])
         if isinstance(space, gym.spaces.MultiDiscrete) and len(space.nvec.shape) == 1:
             lens = [int(n) for n in space.nvec]
-            self.action_dist_cls = TorchMultiCategorical.get_partial_dist_cls(input_lens=lens)
+            self.action_dist_cls = TorchMultiCategorical.get_partial_dist_cls(  # type: ignore[misc]
+                input_lens=lens
+            )  # RLlib's classmethod is typed without its cls
             return int(np.sum(lens))
         raise ValueError(
             f"curling_net supports 1-D Box, Discrete and MultiDiscrete actions; got {space}"
@@ -209,9 +211,10 @@ class CurlingQNetwork(DefaultDQNTorchRLModule):
                 f"DQN's curling_net needs a Discrete action space (env_config action='discrete'); "
                 f"got {self.action_space}"
             )
-        raw = self.model_config or {}
-        if dataclasses.is_dataclass(raw) and not isinstance(raw, type):
-            raw = dataclasses.asdict(raw)
+        given = self.model_config or {}
+        if dataclasses.is_dataclass(given) and not isinstance(given, type):
+            given = dataclasses.asdict(given)
+        raw: dict[str, Any] = dict(given)  # type: ignore[arg-type]  # a dict by now
         cfg = model_config_of(raw, DQN_KEYS)
         self.uses_dueling = bool(raw.get("dueling", True))
         self.uses_double_q = bool(raw.get("double_q", True))

@@ -145,7 +145,7 @@ class CurlingEncoder(nn.Module):
         return self.trunk(x).reshape(*lead, self.out_dim)
 
 
-def check_observation_space(space: gym.Space) -> None:
+def check_observation_space(space: gym.Space | None) -> None:
     """Raise ValueError unless ``space`` is the flat curling observation Box."""
     if not isinstance(space, gym.spaces.Box) or tuple(space.shape) != (observation.OBS_SIZE,):
         raise ValueError(

@@ -38,7 +38,7 @@ Other envs run exactly as stock RLlib.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ray.rllib.algorithms.algorithm import Algorithm
 from ray.rllib.algorithms.algorithm_config import AlgorithmConfig
@@ -144,6 +144,10 @@ class _CurlingDefaults:
     algorithm (or Tune, asking for its resources) sees it."""
 
     _stock: type[Algorithm]
+
+    if TYPE_CHECKING:  # Algorithm's, which this mixin stands in front of
+
+        def _check_component(self, name: str, components: Any, not_components: Any) -> bool: ...
 
     @override(Algorithm)
     def __init__(self, config: Any = None, env: Any = None, *args: Any, **kwargs: Any) -> None:

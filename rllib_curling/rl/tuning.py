@@ -197,6 +197,8 @@ def run_experiment(spec: ExperimentSpec, *, resume: bool = False, verbose: int =
         reporter = tune.CLIReporter(
             metric_columns=PROGRESS, max_report_frequency=30, print_intermediate_tables=True
         )
+    if spec.run is None:
+        raise ConfigError("no algorithm: give --run ALGO (or run: in the file)")
     if resume:
         tuner = tune.Tuner.restore(str(Path(storage) / spec.name), trainable=spec.run)
     else:
