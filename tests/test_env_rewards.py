@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from rllib_curling.env.config import CurlingEnvConfig
-from rllib_curling.env.rewards import REWARDS, check_reward, game_reward
+from rllib_curling.env.rewards import (
+    MULTI_AGENT_REWARDS,
+    REWARDS,
+    SINGLE_AGENT_ONLY,
+    check_reward,
+    game_reward,
+)
 from rllib_curling.errors import ConfigError
 
 
@@ -52,3 +58,21 @@ def test_check_reward__accepts_every_reward_name() -> None:
 def test_env_config__unknown_reward_fails_at_config_time() -> None:
     with pytest.raises(ConfigError, match="'winn'"):
         CurlingEnvConfig.from_dict({"reward": "winn"})
+
+
+def test_ends__counts_ends_won_minus_ends_lost() -> None:
+    assert game_reward("ends", [3, -1, 0, 2], "WIN", True, 0.1) == 1.0
+    assert game_reward("ends", [-4], None, False, 0.1) == -1.0
+    assert game_reward("ends", [], "LOSE", True, 0.1) == 0.0
+
+
+def test_multi_agent_rewards__every_reward_but_the_single_agent_ones() -> None:
+    assert "ends" in MULTI_AGENT_REWARDS and "shaped" not in MULTI_AGENT_REWARDS
+    assert set(MULTI_AGENT_REWARDS) | set(SINGLE_AGENT_ONLY) == set(REWARDS)
+
+
+def test_env_docs__list_every_reward() -> None:
+    from rllib_curling.env import CurlingEnv
+
+    doc = CurlingEnv.__doc__ or ""
+    assert all(f'- ``"{name}"``' in doc and f'"{name}"' in doc for name in REWARDS)

@@ -14,7 +14,7 @@ from rllib_curling.bots.levels import LEVELS, MAX_LEVEL
 from rllib_curling.client import CurlingClient
 from rllib_curling.env import actions
 from rllib_curling.env.config import SERVER_TIMEOUT_S, CurlingEnvConfig, opponent_weights
-from rllib_curling.env.rewards import game_reward
+from rllib_curling.env.rewards import REWARDS, game_reward, reward_docs
 from rllib_curling.env.servers import EnvServer
 from rllib_curling.env.spaces import (
     action_space,
@@ -94,15 +94,9 @@ class CurlingEnv(gym.Env):
 
     ## Rewards
 
-    - ``"score"`` (default): the points of an end from our side (``SCORE s``) on the step during
-      which the end finished; 0 otherwise. The episode return is our total minus theirs.
-    - ``"win"``: +1 for a win, −1 for a loss, 0 for a draw, on the last step.
-    - ``"win_score"``: +1 / −1 / 0 for a win / loss / draw on the last step, plus
-      ``score_weight`` (0.1) times the points of each end (our side) on the step it finished:
-      winning is what counts, and the points tell the agent sooner how its ends went.
-    - ``"shaped"``: ``"score"`` plus ``shaping_scale · (Φ(s') − Φ(s))`` where Φ is the end's
-      score if it ended now (our side, in points) at our turns, and 0 at the game's end. This
-      potential-based term keeps the optimal policy and tells the agent sooner what a throw did.
+    ``env_config["reward"]``, ``"score"`` by default (``env.rewards.REWARD_DOCS``):
+
+    {rewards}
 
     ## Starting State
 
@@ -129,7 +123,7 @@ class CurlingEnv(gym.Env):
     (None, or a mapping: the RLlib callback moves the opponent up a ladder of levels,
     ``env.config.CurriculumConfig``),
     ``ends`` (4), ``key`` ("localtest"), ``seed``, ``action`` ("continuous" | "discrete" | "throw"),
-    ``reward`` ("score" | "win" | "shaped" | "win_score"), ``score_weight`` (0.1, for
+    ``reward`` ({reward_names}), ``score_weight`` (0.1, for
     "win_score"), ``sweep`` (False), ``turn_timeout`` ({turn_timeout} s),
     ``server_timeout`` ({server_timeout} s: a silent private server is hung after that), ``name``,
     ``envs_per_worker``, ``host``, ``log_dir``, ``shaping_scale``, ``http_port`` (None: a
@@ -466,6 +460,8 @@ def _documented_facts() -> dict[str, str]:
     text = {key: f"{value:g}" for key, value in facts.items()}
     text["levels"] = f"{LEVELS[0]}–{MAX_LEVEL}"
     text["n_templates"] = str(len(TEMPLATES))
+    text["reward_names"] = " | ".join(f'"{name}"' for name in REWARDS)
+    text["rewards"] = reward_docs()
     text["continuous_table"] = _continuous_table(text)
     return text
 

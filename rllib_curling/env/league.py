@@ -20,7 +20,7 @@ max_snapshots}"``. The league keeps the newest ``max_snapshots`` snapshots, so a
 over the slot of the one it pushes out; the slots are fixed because RLlib's env runner fixes the
 agents' spaces (its connectors) when it starts. Observations, actions, rewards and the turn
 order are those of ``CurlingMultiAgentEnv`` (only the agent to move observes; both get their
-final observation and reward; ``reward`` is ``"score"``, ``"win"`` or ``"win_score"``).
+final observation and reward; ``reward`` is one of ``env.rewards.MULTI_AGENT_REWARDS``).
 
 ``info`` adds ``opponent`` (the league name of this game's opponent) and ``hammer`` (whether the
 learner has the hammer in end 1), and on the last step ``result`` (``"WIN"``/``"DRAW"``/``"LOSE"``

@@ -6,9 +6,8 @@ first game) and ``"player2"``. Both play through their own protocol client on th
 private one by default), so self-play uses the same wire path as play against a bot.
 
 Spaces, action maps and observations are those of ``CurlingEnv`` (same ``env_config`` keys; the
-``opponent`` key is ignored: the other agent is the opponent). Rewards: each agent gets its own
-end scores (``reward="score"``), ±1 at the end (``"win"``), or both (``"win_score"``; see
-``env.rewards``; ``"shaped"`` is refused); rewards
+``opponent`` key is ignored: the other agent is the opponent). Rewards: each agent gets its own,
+from its side (``env.rewards.MULTI_AGENT_REWARDS``: all but ``"shaped"``, which is refused); rewards
 reach an agent on the step during which they happen, and both agents get their final
 observation and reward when the game ends. ``reset(seed=...)`` restarts the private server
 with that seed: the same seed and actions give the same game.
@@ -41,7 +40,7 @@ from ray.rllib.utils.typing import MultiAgentDict
 from rllib_curling.aiming.tables import shot_tables
 from rllib_curling.client import CurlingClient
 from rllib_curling.env.config import CurlingEnvConfig
-from rllib_curling.env.rewards import game_reward
+from rllib_curling.env.rewards import MULTI_AGENT_REWARDS, game_reward
 from rllib_curling.env.servers import EnvServer
 from rllib_curling.env.spaces import (
     action_space,
@@ -53,7 +52,6 @@ from rllib_curling.env.spaces import (
 from rllib_curling.errors import ConfigError, ConnectionLostError, PeerTimeoutError
 
 AGENTS = ("player1", "player2")
-MULTI_AGENT_REWARDS = ("score", "win", "win_score")
 
 
 class Seating(Protocol):
