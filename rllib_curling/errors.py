@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 
 class CurlingError(Exception):
     """Base class of every error raised by rllib_curling."""
@@ -50,3 +53,28 @@ class PeerTimeoutError(ConnectionLostError):
 
 class InvalidActionError(CurlingError, ValueError):
     """An env action that does not fit the action space (wrong shape or type, NaN, out of range)."""
+
+
+def did_you_mean(key: object, valid: Iterable[object]) -> str:
+    """`` (did you mean 'x'?)`` with the valid key closest to ``key``, or "" when none is close."""
+    close = difflib.get_close_matches(str(key), [str(v) for v in valid], n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def refuse_unknown_keys(
+    given: Iterable[object], valid: Iterable[object], what: str = "", where: str = ""
+) -> None:
+    """``ConfigError`` when a key of ``given`` is not in ``valid``: the unknown key(s), the
+    closest valid one for a single key, and the valid keys. ``what`` names the mapping
+    (``"env_config"``), ``where`` what it is part of (a file and an entry)."""
+    known = list(valid)
+    unknown = sorted((key for key in given if key not in known), key=str)
+    if not unknown:
+        return
+    name = f"{what} " if what else ""
+    if len(unknown) == 1:
+        found = f"unknown {name}key {unknown[0]!r}{did_you_mean(unknown[0], known)}"
+    else:
+        found = f"unknown {name}keys {unknown}"
+    head = f"{where}: " if where else ""
+    raise ConfigError(f"{head}{found}; valid keys: {sorted(map(str, known))}")

@@ -28,7 +28,7 @@ def _refused(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
 @pytest.mark.parametrize(
     ("env_config", "message"),
     [
-        ({"oponent": 3}, "unknown env_config key(s) ['oponent']"),
+        ({"oponent": 3}, "unknown env_config key 'oponent' (did you mean 'opponent'?)"),
         ({"opponent": 99}, "opponent must be a built-in level"),
         ({"opponent": {"grid_search": [2, 77]}}, "got 77"),
     ],

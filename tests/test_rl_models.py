@@ -257,7 +257,8 @@ def test_docstrings__examples_run(module: object) -> None:
 
 @pytest.mark.parametrize("cls", [CurlingActorCritic, CurlingQNetwork])
 def test_model_config__unknown_key_is_an_error_naming_the_valid_keys(cls: type) -> None:
-    with pytest.raises(ValueError, match=r"unknown curling_net model_config key\(s\) \['hidens'\]"):
+    unknown = r"unknown curling_net model_config key 'hidens' \(did you mean 'hiddens'\?\)"
+    with pytest.raises(ValueError, match=unknown):
         cls(observation_space=OBS_SPACE, action_space=gym.spaces.Discrete(38),
             model_config={"hidens": [8]})  # fmt: skip
 

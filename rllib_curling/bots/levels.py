@@ -34,6 +34,8 @@ from rllib_curling.errors import ConfigError
 #: The built-in levels; 0 is the platform's debug robot, 8 the strongest.
 LEVELS: tuple[int, ...] = tuple(range(9))
 MAX_LEVEL = LEVELS[-1]
+#: The ladder a curriculum or a league climbs by default: level 2 (the first bot that aims) and up.
+LADDER: tuple[int, ...] = LEVELS[2:]
 
 
 def is_level(value: Any) -> bool:

@@ -45,7 +45,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from rllib_curling.bots.levels import LEVELS, is_level
+from rllib_curling import errors
+from rllib_curling.bots.levels import LADDER, LEVELS, is_level
 from rllib_curling.env.rewards import check_reward
 from rllib_curling.errors import ConfigError
 from rllib_curling.game import check_ends
@@ -184,7 +185,7 @@ class CurriculumConfig:
       (default 0.25), so the agent does not forget them.
     """
 
-    levels: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8)
+    levels: tuple[int, ...] = LADDER
     promote_at: float = 0.7
     window: int = 100
     review: float = 0.25
@@ -283,10 +284,7 @@ def finite_number(value: Any) -> bool:
 def refuse_unknown_keys(cls: type, values: dict[str, Any], what: str) -> None:
     """``ConfigError`` naming the keys of ``values`` that are not fields of the dataclass
     ``cls``, and the valid ones (``what``: the mapping's name in the message)."""
-    valid = [f.name for f in dataclasses.fields(cls)]
-    unknown = sorted(set(values) - set(valid))
-    if unknown:
-        raise ConfigError(f"unknown {what} key(s) {unknown}; valid keys: {valid}")
+    errors.refuse_unknown_keys(values, [f.name for f in dataclasses.fields(cls)], what)
 
 
 def _positive_seconds(value: Any) -> bool:

@@ -39,7 +39,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from rllib_curling.bots.levels import LEVELS, is_level
+from rllib_curling.bots.levels import LADDER, LEVELS, is_level
 from rllib_curling.client import CurlingClient
 from rllib_curling.env.config import CurlingEnvConfig, finite_number, refuse_unknown_keys
 from rllib_curling.env.multi_agent import CurlingMultiAgentEnv
@@ -140,7 +140,7 @@ class LeagueConfig:
     |                            | ``results/curling-ppo``, the curriculum run's), or None   |
     """
 
-    levels: tuple[int, ...] = LEVELS[2:]
+    levels: tuple[int, ...] = LADDER
     rule: str = "hard"
     floor: float = 0.05
     prior: float = 0.5

@@ -26,12 +26,11 @@ choices): the keys of the spec and of ``checkpoint_config``; the algorithm; the 
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rllib_curling.errors import ConfigError
+from rllib_curling.errors import ConfigError, did_you_mean, refuse_unknown_keys
 
 #: Keys of ``checkpoint_config`` (``ray.tune.CheckpointConfig``).
 CHECKPOINT_KEYS = (
@@ -65,9 +64,9 @@ class ExperimentSpec:
         where = f"{source}: experiment {name!r}"
         if not isinstance(values, dict):
             raise ConfigError(f"{where} must be a mapping of {spec_keys()}, got {values!r}")
-        _check_keys(values, spec_keys(), where)
-        _check_keys(values.get("checkpoint_config") or {}, CHECKPOINT_KEYS,
-                    f"{where} checkpoint_config")  # fmt: skip
+        refuse_unknown_keys(values, spec_keys(), where=where)
+        refuse_unknown_keys(values.get("checkpoint_config") or {}, CHECKPOINT_KEYS,
+                            where=f"{where} checkpoint_config")  # fmt: skip
         for key in ("stop", "config", "checkpoint_config"):
             if values.get(key) is not None and not isinstance(values[key], dict):
                 raise ConfigError(f"{where}: {key} must be a mapping, got {values[key]!r}")
@@ -78,18 +77,6 @@ class ExperimentSpec:
 def spec_keys() -> list[str]:
     """The keys an experiment entry may have."""
     return [f.name for f in dataclasses.fields(ExperimentSpec) if f.name not in ("name", "source")]
-
-
-def _check_keys(values: dict[str, Any], valid: Any, where: str) -> None:
-    for key in values:
-        if key not in valid:
-            raise ConfigError(f"{where}: unknown key {key!r}{_did_you_mean(key, valid)}; "
-                              f"valid keys: {sorted(valid)}")  # fmt: skip
-
-
-def _did_you_mean(key: str, valid: Any) -> str:
-    close = difflib.get_close_matches(str(key), [str(v) for v in valid], n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def read_experiment_file(path: str | Path) -> list[ExperimentSpec]:
@@ -138,7 +125,7 @@ def check_algorithm(spec: ExperimentSpec) -> str:
     valid = sorted(set(OURS) | {a for a in ALGORITHMS if not a.startswith("_")})
     if spec.run not in valid:
         raise ConfigError(
-            f"{_where(spec)}unknown algorithm {spec.run!r}{_did_you_mean(spec.run, valid)}; "
+            f"{_where(spec)}unknown algorithm {spec.run!r}{did_you_mean(spec.run, valid)}; "
             f"valid: {', '.join(valid)}"
         )
     return spec.run
@@ -166,7 +153,7 @@ def check_env(env: Any, spec: ExperimentSpec) -> None:
         return
     known = [*CURLING_ENVS, *sorted(gymnasium.registry)]
     raise ConfigError(
-        f"{_where(spec)}unknown env {env!r}{_did_you_mean(env, known)}; valid: "
+        f"{_where(spec)}unknown env {env!r}{did_you_mean(env, known)}; valid: "
         f"{', '.join(CURLING_ENVS)}, another env registered with ray.tune.register_env, a "
         "Gymnasium id such as CartPole-v1, or a class path such as my_pkg.envs.MyEnv"
     )
@@ -181,7 +168,7 @@ def check_config_keys(config: dict[str, Any], base: Any, spec: ExperimentSpec) -
         if key in EXTRA_CONFIG_KEYS or key.startswith("evaluation_") or hasattr(base, translated):
             continue
         raise ConfigError(
-            f"{_where(spec)}unknown config key {key!r}{_did_you_mean(key, valid)}; see the "
+            f"{_where(spec)}unknown config key {key!r}{did_you_mean(key, valid)}; see the "
             f"AlgorithmConfig of {spec.run} for the keys"
         )
 

@@ -26,6 +26,7 @@ import torch
 from torch import nn
 
 from rllib_curling import observation
+from rllib_curling.errors import refuse_unknown_keys
 
 #: The network's name: in RLlib's ModelCatalog, and in ``module_spec(algo, name=...)``.
 MODEL_NAME = "curling_net"
@@ -47,19 +48,10 @@ POOLS = ("mean", "max", "mean+max")
 ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh, "silu": nn.SiLU, "elu": nn.ELU}
 
 
-def _refuse_unknown_keys(unknown: set[str]) -> None:
-    """ValueError naming the ``unknown`` model_config keys and the valid ones."""
-    if unknown:
-        raise ValueError(
-            f"unknown {MODEL_NAME} model_config key(s) {sorted(unknown)}; "
-            f"valid keys: {sorted(DEFAULT_MODEL_CONFIG)}"
-        )
-
-
 def resolve_model_config(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Return ``DEFAULT_MODEL_CONFIG`` updated by ``overrides``; unknown keys raise ValueError."""
     overrides = dict(overrides or {})
-    _refuse_unknown_keys(set(overrides) - set(DEFAULT_MODEL_CONFIG))
+    refuse_unknown_keys(overrides, DEFAULT_MODEL_CONFIG, f"{MODEL_NAME} model_config")
     cfg = {**DEFAULT_MODEL_CONFIG, **overrides}
     if cfg["pool"] not in POOLS:
         raise ValueError(f"pool={cfg['pool']!r}; valid: {list(POOLS)}")
@@ -165,7 +157,8 @@ def model_config_of(model_config: Any, rllib_keys: frozenset[str] = frozenset())
     if dataclasses.is_dataclass(model_config) and not isinstance(model_config, type):
         model_config = dataclasses.asdict(model_config)
     given = dict(model_config or {})
-    _refuse_unknown_keys(set(given) - set(DEFAULT_MODEL_CONFIG) - rllib_keys - _rllib_model_keys())
+    ours = set(given) - rllib_keys - _rllib_model_keys()
+    refuse_unknown_keys(ours, DEFAULT_MODEL_CONFIG, f"{MODEL_NAME} model_config")
     return resolve_model_config({k: v for k, v in given.items() if k in DEFAULT_MODEL_CONFIG})
 
 

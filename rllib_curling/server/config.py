@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from rllib_curling.bots.levels import LEVELS, is_level
-from rllib_curling.errors import ConfigError
-from rllib_curling.game import BLANK_END_CHOICES
+from rllib_curling.errors import ConfigError, refuse_unknown_keys
+from rllib_curling.game import BLANK_END_CHOICES, check_ends
 
 DEFAULT_TCP_PORT = 7788
 DEFAULT_HTTP_PORT = 9007
@@ -112,8 +112,7 @@ class ServerConfig:
             )
         if self.http_port is not None and not 0 <= self.http_port < 65536:
             raise ConfigError(f"http_port must be in 0..65535, got {self.http_port!r}")
-        if not isinstance(self.ends, int) or (self.ends < 1 and self.ends != -1):
-            raise ConfigError(f"ends must be a positive int or -1 (unlimited), got {self.ends!r}")
+        check_ends(self.ends)
         if not isinstance(self.games, int) or self.games < 0:
             raise ConfigError(f"games must be an int >= 0 (0 = until stopped), got {self.games!r}")
         if self.opponent is not None and not is_level(self.opponent):
@@ -143,10 +142,7 @@ class ServerConfig:
     def from_dict(cls, values: dict[str, Any] | None) -> ServerConfig:
         """Build from a dict; an unknown key fails at once with the list of valid keys."""
         values = dict(values or {})
-        valid = [f.name for f in dataclasses.fields(cls)]
-        unknown = sorted(set(values) - set(valid))
-        if unknown:
-            raise ConfigError(f"unknown server option(s) {unknown}; valid: {valid}")
+        refuse_unknown_keys(values, [f.name for f in dataclasses.fields(cls)], "ServerConfig")
         if "keys" in values:
             values["keys"] = tuple(values["keys"])
         return cls(**values)
