@@ -149,7 +149,9 @@ def test_parse_levels__ranges_and_lists() -> None:
             parse_levels(bad)
 
 
-def test_cli_match__external_ai_over_tcp(capsys: pytest.CaptureFixture[str]) -> None:
+def _cli_match_against_a_client(tcp_first: bool) -> tuple[int, list[int], list[int]]:
+    """``curling match`` between level 0 and a client of ours that draws every stone: the exit
+    code, the client's seat in each game, and the shot number of its first stone per game."""
     import socket
     import threading
     import time
@@ -160,7 +162,9 @@ def test_cli_match__external_ai_over_tcp(capsys: pytest.CaptureFixture[str]) -> 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    argv = ["match", f"tcp:127.0.0.1:{port}", "bot:0", "--games", "2", "--ends", "1", "--json"]
+    players = [f"tcp:127.0.0.1:{port}", "bot:0"]
+    argv = ["match", *(players if tcp_first else players[::-1]), "--games", "2", "--ends", "1",
+            "--json"]  # fmt: skip
     rc: list[int] = []
     thread = threading.Thread(target=lambda: rc.append(cli.main(argv)), daemon=True)
     thread.start()
@@ -170,13 +174,23 @@ def test_cli_match__external_ai_over_tcp(capsys: pytest.CaptureFixture[str]) -> 
             client.connect()
             break
         except ConnectionLostError:
-            time.sleep(0.1)
+            time.sleep(0.1)  # the command's server is not listening yet
+    seats, first_stones = [], []
     while (event := client.wait_turn()) != "closed":
         if event == "go":
+            if client.state is not None and client.state[0] <= 1:
+                first_stones.append(client.state[0])
             client.throw(3.0, 0.0, 0.0)  # a draw; the dumb robot never scores
+        elif event == "gameover":
+            seats.append(client.seat)
     client.close()
     thread.join(30)
-    assert rc == [0]
+    return (rc or [-1])[0], seats, first_stones
+
+
+def test_cli_match__external_ai_over_tcp(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, _, _ = _cli_match_against_a_client(tcp_first=True)
+    assert rc == 0
     data = json.loads(capsys.readouterr().out)
     assert data["games"] == 2 and data["wins"] == 2 and data["mean_points_b"] == 0
 
@@ -184,38 +198,8 @@ def test_cli_match__external_ai_over_tcp(capsys: pytest.CaptureFixture[str]) -> 
 def test_cli_match__a_bot_named_first_is_player1_in_game_1(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    import socket
-    import threading
-    import time
-
-    from rllib_curling.client import CurlingClient
-    from rllib_curling.errors import ConnectionLostError
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    argv = ["match", "bot:0", f"tcp:127.0.0.1:{port}", "--games", "2", "--ends", "1", "--json"]
-    rc: list[int] = []
-    thread = threading.Thread(target=lambda: rc.append(cli.main(argv)), daemon=True)
-    thread.start()
-    client = CurlingClient("127.0.0.1", port, timeout=30)
-    for _ in range(100):
-        try:
-            seats = [client.connect()]
-            break
-        except ConnectionLostError:
-            time.sleep(0.1)
-    first_stones = []
-    while (event := client.wait_turn()) != "closed":
-        if event == "go":
-            if client.state is not None and client.state[0] <= 1:
-                first_stones.append(client.state[0])
-            client.throw(3.0, 0.0, 0.0)
-        elif event == "gameover":
-            seats.append(client.seat)
-    client.close()
-    thread.join(30)
-    assert rc == [0]
+    rc, seats, first_stones = _cli_match_against_a_client(tcp_first=False)
+    assert rc == 0
     assert seats[0] == 1  # the external AI is Player2 in game 1: the bot (A) is Player1
     assert first_stones == [1, 0]  # it throws second in game 1, first in game 2
     data = json.loads(capsys.readouterr().out)
