@@ -38,6 +38,7 @@ def _play(env: gym.Env, seed: int, n_steps: int = 1000) -> list[np.ndarray]:
     return seen
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("action", ["continuous", "discrete"])
 def test_env__passes_gymnasium_env_checker(action: str) -> None:
     env = CurlingEnv({"action": action, "opponent": 2, "ends": 1})
@@ -47,6 +48,7 @@ def test_env__passes_gymnasium_env_checker(action: str) -> None:
         env.close()
 
 
+@pytest.mark.slow
 def test_env__same_seed_same_actions_same_observations() -> None:
     runs = []
     for _ in range(2):
@@ -78,6 +80,7 @@ def test_env__full_game_rewards_sum_to_the_score_difference() -> None:
         env.close()
 
 
+@pytest.mark.slow
 def test_env__gymnasium_make_and_render_modes() -> None:
     env = gym.make("rllib_curling:Curling-v0", opponent=1, ends=1, render_mode="ansi")
     try:
@@ -136,6 +139,7 @@ def test_render__rgb_array_has_a_legend_and_the_score() -> None:
     )
 
 
+@pytest.mark.slow
 def test_env__many_envs_in_one_process_get_distinct_ports() -> None:
     envs = [CurlingEnv({"opponent": 0, "ends": 1}) for _ in range(3)]
     try:
@@ -195,6 +199,7 @@ def test_env__external_mode_plays_a_course_style_client() -> None:
         server.stop()
 
 
+@pytest.mark.slow
 def test_env__killed_server_gives_clear_error_then_reset_recovers() -> None:
     env = CurlingEnv({"opponent": 2, "ends": 1})
     try:
@@ -240,6 +245,7 @@ def _finish_game(env: gym.Env, rng: np.random.Generator) -> dict:
     return info
 
 
+@pytest.mark.slow
 def test_env__hung_private_server_is_killed_and_the_next_reset_starts_a_new_one() -> None:
     env = CurlingEnv({"opponent": 1, "ends": 1, "server_timeout": HUNG_TIMEOUT})
     hung = None
@@ -264,6 +270,7 @@ def test_env__hung_private_server_is_killed_and_the_next_reset_starts_a_new_one(
         env.close()
 
 
+@pytest.mark.slow
 def test_env__server_hung_at_reset_fails_that_reset_then_reset_recovers() -> None:
     env = CurlingEnv({"opponent": 1, "ends": 1, "server_timeout": HUNG_TIMEOUT})
     hung = None
@@ -286,6 +293,7 @@ def test_env__server_hung_at_reset_fails_that_reset_then_reset_recovers() -> Non
         env.close()
 
 
+@pytest.mark.slow
 def test_env__hung_server_from_the_config_is_named_never_killed_and_reset_ends() -> None:
     server = ServerProcess(ServerOptions(ends=1, seed=4))
     host, port = server.address
@@ -305,6 +313,7 @@ def test_env__hung_server_from_the_config_is_named_never_killed_and_reset_ends()
         server.stop()  # a stopped server is continued to read its EOF (POSIX) or terminated
 
 
+@pytest.mark.slow
 def test_multi_agent__hung_private_server_is_killed_and_the_next_reset_starts_a_new_one() -> None:
     from rllib_curling.env.multi_agent import CurlingMultiAgentEnv
 
@@ -406,6 +415,7 @@ def test_env__win_reward_is_plus_minus_one_on_the_last_step_only() -> None:
     assert rewards[-1] == want and all(r == 0.0 for r in rewards[:-1])
 
 
+@pytest.mark.slow
 def test_env__shaped_reward_adds_the_telescoping_house_potential() -> None:
     from rllib_curling import observation
 
@@ -418,6 +428,7 @@ def test_env__shaped_reward_adds_the_telescoping_house_potential() -> None:
     assert any(abs(a - b) > 1e-9 for a, b in zip(score, shaped, strict=True))
 
 
+@pytest.mark.slow
 def test_env__sweep_action_sweeps_the_stone_further() -> None:
     rests = []
     for sweep in (-1.0, 1.0):  # 0 m and 12 m of sweeping, same seed and throw
@@ -457,6 +468,7 @@ def test_multi_agent__refuses_the_shaped_reward() -> None:
         CurlingMultiAgentEnv({"reward": "shaped"})
 
 
+@pytest.mark.slow
 def test_multi_agent__same_seed_same_actions_same_observations() -> None:
     from rllib_curling.env.multi_agent import CurlingMultiAgentEnv
 
@@ -482,6 +494,7 @@ def test_multi_agent__same_seed_same_actions_same_observations() -> None:
             np.testing.assert_array_equal(a[agent], b[agent])
 
 
+@pytest.mark.slow
 def test_env__win_score_reward_is_the_outcome_plus_weighted_end_points() -> None:
     score, info_s = _scripted_game("score")
     mixed, info_m = _scripted_game("win_score", score_weight=0.25)
@@ -506,6 +519,7 @@ def _opponents_of_games(env: CurlingEnv, games: int, seed: int) -> list[tuple[ob
     return out
 
 
+@pytest.mark.slow
 def test_env__opponent_mixture_draws_per_pair_of_games_with_the_hammer_alternating() -> None:
     config = {"opponent": [0, 1], "ends": 1, "action": "discrete"}
     env = CurlingEnv(config)

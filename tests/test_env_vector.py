@@ -24,6 +24,7 @@ def _play(env: gym.Env | gym.vector.VectorEnv, actions: np.ndarray) -> list[tupl
     return [tuple(np.copy(x) for x in env.step(a)[:4]) for a in actions]
 
 
+@pytest.mark.slow
 def test_vector__same_observations_and_rewards_as_single_envs_with_the_same_seeds() -> None:
     n, steps, seed = 3, 24, 40  # 1-end games of 8 steps: every sub-env plays several games
     actions = np.random.default_rng(0).integers(0, 38, size=(steps, n))
@@ -139,6 +140,7 @@ def test_vector__refuses_server_lists_and_bad_seeds() -> None:
         vector.close()
 
 
+@pytest.mark.slow
 def test_vector__hung_server_is_killed_then_reset_starts_a_new_one() -> None:
     vector = CurlingVectorEnv(2, {**CONFIG, "server_timeout": 5.0})
     hung = None

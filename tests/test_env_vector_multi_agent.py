@@ -43,6 +43,7 @@ def _run(vector: Any, steps: int, observations: list[dict] | None = None) -> lis
     return trace
 
 
+@pytest.mark.slow
 def test_vector_multi_agent__plays_the_same_games_as_rllibs_sync_vector_env() -> None:
     sync = SyncVectorMultiAgentEnv(env_fns=[lambda env=env: env for env in _league_envs(2)])
     try:
@@ -58,6 +59,7 @@ def test_vector_multi_agent__plays_the_same_games_as_rllibs_sync_vector_env() ->
     assert got == expected
 
 
+@pytest.mark.slow
 def test_vector_multi_agent__a_bad_action_moves_no_game() -> None:
     reference = CurlingVectorMultiAgentEnv([CurlingMultiAgentEnv(CONFIG) for _ in range(2)])
     try:
@@ -82,6 +84,7 @@ def test_vector_multi_agent__takes_only_curling_games() -> None:
         CurlingVectorMultiAgentEnv([object()])
 
 
+@pytest.mark.slow
 def test_vector_multi_agent__from_sync_takes_the_games_over_and_keeps_them_open() -> None:
     import gc
 

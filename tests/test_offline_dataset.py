@@ -46,6 +46,7 @@ def _mid_end_state():
     return state
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seat", [0, 1])
 def test_play_teacher_game__one_row_per_teacher_stone_in_rllib_columns(seat: int) -> None:
     rows = _game(seat)
@@ -112,6 +113,7 @@ def test_dataset_config__refuses_bad_settings() -> None:
         DatasetConfig(teacher="")
 
 
+@pytest.mark.slow
 def test_generate__writes_shards_rllib_reads_and_resumes(ray_session: None, tmp_path: Path) -> None:
     out = tmp_path / "data"
     lines: list[tuple[int, int]] = []
@@ -136,6 +138,7 @@ def test_generate__writes_shards_rllib_reads_and_resumes(ray_session: None, tmp_
         generate(out, dataclasses.replace(SMALL, teacher=6))
 
 
+@pytest.mark.slow
 def test_generate__rllib_offline_data_reads_the_rows(ray_session: None, tmp_path: Path) -> None:
     from ray.rllib.algorithms.bc import BCConfig
 
@@ -164,6 +167,7 @@ def test_generate__rllib_offline_data_reads_the_rows(ray_session: None, tmp_path
     assert result["learners"]["default_policy"]["num_module_steps_trained"] >= 8
 
 
+@pytest.mark.slow
 def test_generate__a_checkpoint_teacher_plays_with_its_search(
     ray_session: None, tmp_path: Path
 ) -> None:

@@ -272,6 +272,7 @@ def test_resolve_start_from__absolute_checkpoint_or_one_line_error(tmp_path: Pat
     assert "\n" not in str(err.value)
 
 
+@pytest.mark.slow
 def test_league_runs__env_runner_steps_the_games_together(ray_session: None) -> None:
     from rllib_curling.env.vector_multi_agent import CurlingVectorMultiAgentEnv
     from rllib_curling.rl.algorithm_configs import algorithm_config

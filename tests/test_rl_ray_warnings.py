@@ -48,6 +48,7 @@ def test_ray_deprecation_logger__drops_the_rlmodule_shim_and_keeps_the_others() 
     assert records.messages[0].startswith("DeprecationWarning: `Something.old()`")
 
 
+@pytest.mark.slow
 def test_policy_player__loading_a_checkpoint_logs_no_deprecation_warning(
     tiny_checkpoint: Path,
 ) -> None:

@@ -54,6 +54,7 @@ def test_server_layers__load_neither_ray_torch_gymnasium_nor_matplotlib() -> Non
         "import ray; import rllib_curling",  # Ray already in use: import rllib_curling registers
     ],
 )
+@pytest.mark.slow
 def test_register__envs_and_trainables_known_to_ray(imports: str) -> None:
     code = (
         f"{imports}\n"
@@ -65,6 +66,7 @@ def test_register__envs_and_trainables_known_to_ray(imports: str) -> None:
     assert _run(code) == "True True"
 
 
+@pytest.mark.slow
 def test_register__model_known_to_the_modelcatalog() -> None:
     code = (
         "import rllib_curling.rl\n"

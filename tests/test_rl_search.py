@@ -315,6 +315,7 @@ def test_server_agent_seat__a_person_plays_builtin_and_its_explanations_are_reco
     assert explain["judged"][0] == [round(x, 4) for x in shot["throw_sent"]]  # it threw its best
 
 
+@pytest.mark.slow
 def test_curling_play__explain_writes_why_into_the_record(tmp_path: Path) -> None:
     import subprocess
     import sys
