@@ -58,6 +58,9 @@ CLIENT_TIMEOUT_MARGIN_S = 30.0
 #: Default ``server_timeout``: about 20 times the longest silence of a healthy private server
 #: (measurements/RESULTS.md, "How long a private server is silent").
 SERVER_TIMEOUT_S = 30.0
+#: How long an env's private server waits for its sweeping client's SWEEP (the client answers
+#: every MOTIONINFO at once; twice the platform's 1 s leaves room for a busy env runner).
+PRIVATE_SWEEP_WINDOW_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -155,16 +158,16 @@ class CurlingEnvConfig:
         return self.client_timeout
 
     @property
-    def private_sweep_window_ms(self) -> int:
-        """How long a private server waits for SWEEP after MOTIONINFO: only an env that sweeps
-        makes it wait (its client answers at once)."""
-        return 2000 if self.sweep else 0
+    def private_sweep_window(self) -> float:
+        """Seconds a private server waits for SWEEP after MOTIONINFO: only an env that sweeps
+        makes it wait (``PRIVATE_SWEEP_WINDOW_S``; its client answers at once)."""
+        return PRIVATE_SWEEP_WINDOW_S if self.sweep else 0.0
 
     @property
     def sweep_reply(self) -> bool:
         """Whether the env's clients answer every MOTIONINFO (``SWEEP 0`` when not sweeping):
         yes, except on a private server that does not wait for sweeps."""
-        return self.server != "auto" or self.private_sweep_window_ms > 0
+        return self.server != "auto" or self.private_sweep_window > 0
 
     def connect_key(self, opponent: int | str) -> str:
         """The CONNECTKEY to play ``opponent``: ``key`` plus ``:level`` for a built-in level."""

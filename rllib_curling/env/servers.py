@@ -71,7 +71,7 @@ class PrivateServer:
             seed=self.seed,
             turn_timeout=self.config.turn_timeout,
             log_dir=self.config.log_dir,
-            sweep_window_ms=self.config.private_sweep_window_ms,
+            sweep_window=self.config.private_sweep_window,
             http_port=self.config.http_port,
         )
         process = None

@@ -56,8 +56,9 @@ class ServerOptions:
     seed: int | None = None
     turn_timeout: float = TURN_TIMEOUT_S
     log_dir: str | None = None
-    #: Milliseconds to wait for SWEEP after MOTIONINFO: 0 = none (an env that does not sweep).
-    sweep_window_ms: int = 0
+    #: Seconds to wait for SWEEP after MOTIONINFO (``ServerConfig.sweep_window``): 0 = none,
+    #: for an env that does not sweep.
+    sweep_window: float = 0.0
     #: The page that shows the games: None = none (default), 0 = a free port, else that port.
     http_port: int | None = None
 
@@ -66,7 +67,7 @@ class ServerOptions:
             "--host", self.host, "--tcp-port", str(self.port), "--ports", str(self.ports),
             "--ends", str(self.ends),
             "--games", "0", "--turn-timeout", str(self.turn_timeout), "--announce",
-            *exit_with_parent_args(), "--sweep-window-ms", str(self.sweep_window_ms),
+            *exit_with_parent_args(), "--sweep-window-ms", f"{1000.0 * self.sweep_window:g}",
         ]  # fmt: skip
         if self.seed is not None:
             args += ["--seed", str(self.seed)]
