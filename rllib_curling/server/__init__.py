@@ -75,15 +75,34 @@ protocol.md leaves a choice: ``docs/protocol_notes.md``, section "The server".
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from rllib_curling.server.config import ServerConfig
-from rllib_curling.server.runner import (
-    SEAT_WAIT_S,
-    CurlingServer,
-    ServerHandle,
-    run_server,
-    serve,
-    start_server_thread,
-)
+
+if TYPE_CHECKING:
+    from rllib_curling.server.runner import (
+        SEAT_WAIT_S,
+        CurlingServer,
+        ServerHandle,
+        run_server,
+        serve,
+        start_server_thread,
+    )
+
+#: Loaded on first use (``runner`` brings the whole server): a command that only reads
+#: ``server.config``'s defaults, e.g. to build its parser, does not pay for it.
+_FROM_RUNNER = (
+    "SEAT_WAIT_S", "CurlingServer", "ServerHandle", "run_server", "serve", "start_server_thread",
+)  # fmt: skip
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FROM_RUNNER:
+        from rllib_curling.server import runner
+
+        return getattr(runner, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "SEAT_WAIT_S", "CurlingServer", "ServerConfig", "ServerHandle", "run_server", "serve",
