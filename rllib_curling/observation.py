@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 
 from rllib_curling import rules, sheet
+from rllib_curling.game import GameState
 
 #: Unlimited games (``ends=-1``): the end feature is end / UNLIMITED_MAX_ENDS (capped at 1), and
 #: the env truncates such games after this many ends.
@@ -122,6 +123,39 @@ def encode_observation(
     if not observation_kernel.encode(pos, shot, *game, float(score_diff), _KERNEL_SCALES, obs):
         rules.as_position(pos)  # raises: a coordinate is not finite
     return obs
+
+
+def encode_observations(
+    positions: np.ndarray,
+    shot: int,
+    end: int,
+    total_ends: int,
+    my_parity: int,
+    score_diff: int,
+) -> np.ndarray:
+    """``encode_observation`` of many positions (M, 16, 2) in one game context: (M, OBS_SIZE)
+    (a search judges hundreds of positions a turn)."""
+    from rllib_curling import observation_kernel
+
+    pos = np.ascontiguousarray(np.asarray(positions, dtype=np.float64).reshape(-1, N_STONES, 2))
+    obs = np.empty((len(pos), OBS_SIZE), dtype=np.float32)
+    shot = min(max(int(shot), 0), N_STONES)
+    game = int(end), int(total_ends), int(my_parity)
+    if not observation_kernel.encode_batch(
+        pos, shot, *game, float(score_diff), _KERNEL_SCALES, obs
+    ):
+        rules.as_position(pos[~np.isfinite(pos).all(axis=(1, 2))][0])  # raises: not finite
+    return obs
+
+
+def state_observation(state: GameState, seat: int) -> np.ndarray:
+    """The observation of a game state (``game.GameState``) for the player in ``seat``: what
+    ``CurlingEnv`` gives that player there."""
+    mine, theirs = state.totals if seat == 0 else state.totals[::-1]
+    return encode_observation(
+        state.position, state.shot, state.end, state.config.ends, state.seat_parity(seat),
+        mine - theirs,
+    )  # fmt: skip
 
 
 def encode_observation_python(

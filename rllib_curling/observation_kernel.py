@@ -85,3 +85,22 @@ def encode(
     for i in range(out.shape[0]):
         out[i] = min(max(out[i], lo), hi)
     return True
+
+
+@njit(cache=True)
+def encode_batch(
+    positions: np.ndarray,
+    shot: int,
+    end: int,
+    total_ends: int,
+    my_parity: int,
+    score_diff: float,
+    scales: np.ndarray,
+    out: np.ndarray,
+) -> bool:
+    """``encode`` of each of ``positions`` (M, 16, 2) into ``out`` (M, OBS_SIZE), one game
+    context for all; False when a coordinate is not finite."""
+    for m in range(positions.shape[0]):
+        if not encode(positions[m], shot, end, total_ends, my_parity, score_diff, scales, out[m]):
+            return False
+    return True

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from rllib_curling import rules, sheet
+from rllib_curling.aiming.shots import aim_hits
 from rllib_curling.aiming.tables import ShotTables, aim_h, draw_speeds
-from rllib_curling.aiming.templates import BASIC_TEMPLATES, TAP_DEPTH, template_throw
+from rllib_curling.aiming.templates import BASIC_TEMPLATES, template_throw
 
 TX, TY = sheet.TEE
 
@@ -24,6 +25,9 @@ class SearchSpec:
     """How hard a search bot looks; see the module docstring for the steps."""
 
     templates: bool = False
+    #: The candidates are the legal actions of the shot set (``aiming.shots``), in its order;
+    #: the draw, guard and hit fields below are then unused.
+    shots: bool = False
     draw_step: float = 0.4
     guard_xs: tuple[float, ...] = (-0.8, -0.3, 0.0, 0.3, 0.8)
     guard_ys: tuple[float, ...] = (7.2, 8.4)
@@ -73,18 +77,7 @@ def hit_candidates_batch(
     counts = live.sum(axis=-1)
     if len(stones) == 0:
         return [np.zeros((0, 4)) for _ in counts]
-    speeds, offsets = spec.hit_speeds, np.asarray(spec.hit_offsets, dtype=np.float64)
-    v = np.empty((len(spec.spins), len(speeds), len(offsets), len(stones)))
-    w = np.empty_like(v)
-    for i, spin in enumerate(spec.spins):
-        w[i] = spin
-        for j, speed in enumerate(speeds):
-            tap = speed == 0.0
-            v[i, j] = draw_speeds(tables, stones[:, 1] - TAP_DEPTH, spin) if tap else speed
-    x = stones[:, 0] + offsets[:, None]  # (D, S)
-    y = np.broadcast_to(stones[:, 1], v.shape)
-    h = aim_h(tables, np.broadcast_to(x, v.shape), y, v, w)
-    block = np.stack([v, h, w, 0 * v], axis=-1)  # (spins, speeds, offsets, S, 4)
+    block = aim_hits(tables, stones, spec.spins, spec.hit_speeds, spec.hit_offsets)
     edges = np.concatenate([[0], np.cumsum(counts)])
     return [block[..., a:b, :].reshape(-1, 4) for a, b in zip(edges[:-1], edges[1:], strict=True)]
 

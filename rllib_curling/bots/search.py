@@ -31,10 +31,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
 from rllib_curling import rules, sheet
+from rllib_curling.aiming.shots import legal_shots, shot_throws
 from rllib_curling.aiming.tables import ShotTables, shot_tables
 from rllib_curling.bots.base import DUMB_THROW, Bot, Throw, finish
 from rllib_curling.bots.candidates import (
@@ -70,6 +72,31 @@ REPLY_SPEC = SearchSpec()
 #: right after that stone stopped; a learned value (``rl.search``) the search blends in.
 LeafValue = Callable[[GameState, np.ndarray, int], np.ndarray]
 NAMES = {5: "template search", 6: "search", 7: "search with replies", 8: "deep search"}
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """What a search found for one turn (``SearchBot.judge``); values are the thrower's.
+
+    | field         | shape  | what                                                         |
+    |---------------|--------|--------------------------------------------------------------|
+    | ``throws``    | (N, 4) | the candidates                                               |
+    | ``screen``    | (N,)   | each candidate's value, thrown once without noise            |
+    | ``top``       | (K,)   | the candidates re-judged under noise (step 3; empty without) |
+    | ``top_mean``  | (K,)   | their mean value over ``samples`` noisy throws               |
+    | ``top_se``    | (K,)   | the standard error of that mean                              |
+    | ``order``     | (M,)   | the best candidates, best first: ``order[0]`` is played      |
+    | ``replied``   | (R,)   | the value of ``order[:R]`` after the opponent's best answer  |
+    |               |        | (step 4; empty without replies)                              |
+    """
+
+    throws: np.ndarray
+    screen: np.ndarray
+    top: np.ndarray
+    top_mean: np.ndarray
+    top_se: np.ndarray
+    order: np.ndarray
+    replied: np.ndarray
 
 
 def outcomes(
@@ -113,6 +140,10 @@ class SearchBot(Bot):
         """(N, 4) candidate throws for ``state`` (see the module docstring)."""
         spec = self.spec
         parity = state.seat_parity(state.next_seat)
+        if spec.shots:  # the shot set: its throw-away is its last action
+            every: np.ndarray = shot_throws(state.position, tables)
+            legal: np.ndarray = every[legal_shots(state.position)]
+            return legal
         if spec.templates:
             found = template_candidates(tables, state.position, parity)
         else:
@@ -143,19 +174,30 @@ class SearchBot(Bot):
 
     def rank(self, state: GameState, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """The candidates and the indices of the best ones, best first (steps 1–4 above)."""
+        found = self.judge(state, rng)
+        return found.throws, found.order
+
+    def judge(self, state: GameState, rng: np.random.Generator) -> Judgement:
+        """Steps 1–4 above, with every value the search computed on the way (``Judgement``)."""
         tables = shot_tables()
         spec = self.spec
         throws = self.candidates(state, tables)
         value, positions = self.values(state, throws, None)
         order = np.argsort(-value, kind="stable")
+        top: np.ndarray = np.zeros(0, np.int64)
+        mean: np.ndarray = np.zeros(0)
+        se: np.ndarray = np.zeros(0)
         if spec.top_k and spec.samples:
             top = order[: spec.top_k]
             noisy, _ = self.values(state, np.repeat(throws[top], spec.samples, axis=0), rng)
-            mean = noisy.reshape(len(top), spec.samples).mean(axis=1)
+            noisy = noisy.reshape(len(top), spec.samples)
+            mean = noisy.mean(axis=1)
+            se = noisy.std(axis=1, ddof=1) / np.sqrt(spec.samples) if spec.samples > 1 else 0 * mean
             order = top[np.argsort(-mean, kind="stable")]
+        replied: np.ndarray = np.zeros(0)
         if spec.reply and state.shot < sheet.STONES_PER_END - 1:
-            order = self._by_replies(state, tables, order[: spec.reply], positions, rng)
-        return throws, order
+            order, replied = self._by_replies(state, tables, order[: spec.reply], positions, rng)
+        return Judgement(throws, value, top.astype(np.int64), mean, se, order, replied)
 
     def _blend(
         self, value: np.ndarray, state: GameState, positions: np.ndarray, shot: int
@@ -175,9 +217,10 @@ class SearchBot(Bot):
         top: np.ndarray,
         positions: np.ndarray,
         rng: np.random.Generator,
-    ) -> np.ndarray:
+    ) -> tuple[np.ndarray, np.ndarray]:
         """``top`` re-ordered by their value after the opponent's best answer (noise off; with
-        ``reply_samples``, its best ``reply_top`` answers judged again under noise)."""
+        ``reply_samples``, its best ``reply_top`` answers judged again under noise), and those
+        values in the new order."""
         from rllib_curling import physics
 
         ctx = EvalContext.of(state)
@@ -235,4 +278,5 @@ class SearchBot(Bot):
             np.minimum.at(worst, owner[picked], noisy)
         else:
             np.minimum.at(worst, owner, value)
-        return top[np.argsort(-worst, kind="stable")]
+        ranked = np.argsort(-worst, kind="stable")
+        return top[ranked], worst[ranked]

@@ -52,7 +52,7 @@ from rllib_curling.errors import ConfigError
 from rllib_curling.game import check_ends
 from rllib_curling.server.config import TURN_TIMEOUT_S
 
-ACTIONS = ("continuous", "discrete", "throw")
+ACTIONS = ("continuous", "discrete", "shots", "throw")
 #: The client waits this much longer than the turn timeout for the server's next message.
 CLIENT_TIMEOUT_MARGIN_S = 30.0
 #: Default ``server_timeout``: about 20 times the longest silence of a healthy private server
@@ -97,6 +97,8 @@ class CurlingEnvConfig:
     def __post_init__(self) -> None:
         if self.action not in ACTIONS:
             raise ConfigError(f"action must be one of {ACTIONS}, got {self.action!r}")
+        if self.sweep and self.action == "shots":
+            raise ConfigError("sweep=True does not go with action='shots' (shots are unswept)")
         check_reward(self.reward)
         opponent_weights(self.opponent)  # raises ConfigError for a bad one
         if self.curriculum is not None:

@@ -155,7 +155,7 @@ class CurlingEnv(gym.Env):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
         self.render_mode = render_mode
-        self.observation_space = observation_space()
+        self.observation_space = observation_space(self.config.action)
         self.action_space = action_space(self.config)
         self._tables = shot_tables()
         self._server = env_server or EnvServer(self.config, self.worker_index)
@@ -363,7 +363,7 @@ class CurlingEnv(gym.Env):
 
     def _observation(self) -> np.ndarray:
         assert self._client is not None
-        return observe(self._client)
+        return observe(self._client, self.config.action)
 
     def _house_potential(self) -> float:
         client = self._client

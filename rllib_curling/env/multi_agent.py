@@ -146,7 +146,7 @@ class CurlingMultiAgentEnv(MultiAgentEnv):
                 f"{self.config.reward!r} (shaping by the house score is single-agent only)"
             )
         self.seating: Seating = seating(self.config) if seating else SelfPlaySeating()
-        obs_space, act_space = observation_space(), action_space(self.config)
+        obs_space, act_space = observation_space(self.config.action), action_space(self.config)
         #: Every agent's spaces (all agents play the same game from their side).
         self.agent_observation_space, self.agent_action_space = obs_space, act_space
         self.possible_agents = list(self.seating.possible_agents)
@@ -195,7 +195,9 @@ class CurlingMultiAgentEnv(MultiAgentEnv):
             raise self._server.lost(exc, "reset()") from exc
         self._to_move, self._over = mover, False
         self._scores_seen = {a: len(c.end_scores) for a, c in self._clients.items()}
-        return {mover: observe(self._clients[mover])}, {mover: self._info(mover)}
+        return {mover: observe(self._clients[mover], self.config.action)}, {
+            mover: self._info(mover)
+        }
 
     def step(  # type: ignore[override]  # gymnasium's Env.step types a single agent's tuple
         self, action_dict: MultiAgentDict
@@ -240,11 +242,11 @@ class CurlingMultiAgentEnv(MultiAgentEnv):
         rewards = {a: self._reward(a, game_over=nxt is None) for a in self._clients}
         if nxt is None:
             self._to_move, self._over = None, True
-            obs = {a: observe(c) for a, c in self._clients.items()}
+            obs = {a: observe(c, self.config.action) for a, c in self._clients.items()}
             infos = {a: self._info(a) for a in self._clients}
             return obs, rewards, {"__all__": True}, {"__all__": False}, infos
         self._to_move = nxt
-        obs = {nxt: observe(self._clients[nxt])}
+        obs = {nxt: observe(self._clients[nxt], self.config.action)}
         return obs, rewards, {"__all__": False}, {"__all__": False}, {nxt: self._info(nxt)}
 
     def _seed(self, seed: int) -> None:

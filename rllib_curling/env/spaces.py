@@ -6,15 +6,20 @@ so a trained policy sees and acts exactly as it did in training.
 
 | function                   | returns                                                     |
 |----------------------------|-------------------------------------------------------------|
-| ``observation_space()``    | ``Box(-4, 4, (168,), float32)`` laid out as ``observation`` |
+| ``observation_space(mode)``| ``Box(-4, 4, (168,), float32)`` laid out as ``observation``; |
+|                            | for ``action="shots"`` a ``Dict`` of it (``"observations"``)|
+|                            | and ``"action_mask"``: ``Box(0, 1, (N_SHOTS,), float32)``, 1 |
+|                            | where the shot is legal (``aiming.shots.legal_shots``)      |
 | ``action_space(config)``   | ``Box(-1, 1, (3,))`` / ``(4,)`` with sweep,                  |
-|                            | ``Discrete(len(TEMPLATES))`` for ``action="discrete"``, or   |
+|                            | ``Discrete(len(TEMPLATES))`` for ``action="discrete"``,      |
+|                            | ``Discrete(N_SHOTS)`` for ``action="shots"``, or             |
 |                            | ``throw_space(sweep)`` for ``action="throw"``                |
-| ``action_mode(space)``     | ``("continuous" | "discrete" | "throw", sweep)`` of a space |
+| ``action_mode(space)``     | ``("continuous" | "discrete" | "shots" | "throw", sweep)``  |
+|                            | of a space                                                  |
 | ``check_action(a, space)`` | ``a`` checked (``InvalidActionError`` if it does not fit):  |
 |                            | an int index, or a float64 array of the Box's shape         |
 | ``my_parity(client)``      | 0 if the client throws first in this end (even rows), else 1 |
-| ``observe(client)``        | the observation of the game as the client last saw it      |
+| ``observe(client, mode)``  | the observation of the game as the client last saw it      |
 | ``throw_for(action, ...)`` | the throw ``(v, h, w, sweep)`` of an action                 |
 """
 
@@ -26,6 +31,7 @@ import gymnasium as gym
 import numpy as np
 
 from rllib_curling import observation, sheet
+from rllib_curling.aiming import shots
 from rllib_curling.aiming.tables import ShotTables
 from rllib_curling.aiming.templates import TEMPLATES, Throw
 from rllib_curling.client import CurlingClient
@@ -33,18 +39,28 @@ from rllib_curling.env import actions
 from rllib_curling.env.config import CurlingEnvConfig
 from rllib_curling.errors import InvalidActionError
 
+#: The keys of ``action="shots"``'s observations (RLlib's action-masking idiom).
+OBSERVATIONS, ACTION_MASK = "observations", "action_mask"
 
-def observation_space() -> gym.spaces.Box:
-    """The observation space of every curling env (layout in ``env.observation``)."""
-    return gym.spaces.Box(
+
+def observation_space(mode: str = "continuous") -> gym.Space:
+    """The observation space of a curling env whose action mode is ``mode`` (layout in
+    ``observation``): the flat Box, or for ``"shots"`` a Dict of it and the action mask."""
+    box = gym.spaces.Box(
         observation.OBS_LOW, observation.OBS_HIGH, (observation.OBS_SIZE,), np.float32
     )
+    if mode != "shots":
+        return box
+    mask = gym.spaces.Box(0.0, 1.0, (shots.N_SHOTS,), np.float32)
+    return gym.spaces.Dict({OBSERVATIONS: box, ACTION_MASK: mask})
 
 
 def action_space(config: CurlingEnvConfig) -> gym.Space:
     """The action space for ``config.action`` (and ``config.sweep``)."""
     if config.action == "discrete":
         return gym.spaces.Discrete(len(TEMPLATES))
+    if config.action == "shots":
+        return gym.spaces.Discrete(shots.N_SHOTS)
     if config.action == "throw":
         return throw_space(config.sweep)
     return gym.spaces.Box(-1.0, 1.0, (4 if config.sweep else 3,), np.float32)
@@ -58,9 +74,10 @@ def throw_space(sweep: bool = False) -> gym.spaces.Box:
 
 
 def action_mode(space: gym.Space) -> tuple[str, bool]:
-    """``("continuous" | "discrete" | "throw", sweep)`` of a curling action space (a policy's)."""
+    """``("continuous" | "discrete" | "shots" | "throw", sweep)`` of a curling action space (a
+    policy's)."""
     if isinstance(space, gym.spaces.Discrete):
-        return "discrete", False
+        return ("shots" if int(space.n) == shots.N_SHOTS else "discrete"), False
     if isinstance(space, gym.spaces.Box) and space.shape in ((3,), (4,)):
         sweep = space.shape == (4,)
         return ("throw" if space == throw_space(sweep) else "continuous"), sweep
@@ -142,20 +159,23 @@ def my_parity(client: CurlingClient, state: tuple[int, int, int, int] | None = N
     return 0 if first == client.seat else 1
 
 
-def observe(client: CurlingClient) -> np.ndarray:
-    """The observation (``env.observation``) of the game as ``client`` last saw it."""
+def observe(client: CurlingClient, mode: str = "continuous") -> Any:
+    """The observation (``observation_space(mode)``) of the game as ``client`` last saw it."""
     assert client.state is not None, "no SETSTATE received yet"
     shot, end, total, _ = client.state
     mine, theirs = client.totals
-    return observation.encode_observation(
+    obs = observation.encode_observation(
         client.position, shot, end, total, my_parity(client), mine - theirs
     )
+    if mode != "shots":
+        return obs
+    return {OBSERVATIONS: obs, ACTION_MASK: shots.legal_shots(client.position).astype(np.float32)}
 
 
 def throw_for(action: Any, client: CurlingClient, mode: str, tables: ShotTables) -> Throw:
     """The throw (v, h, w, sweep) for an action of the given mode (``action_mode``), in the
     game as ``client`` last saw it (``action_throw``)."""
-    if mode != "discrete":
+    if mode not in ("discrete", "shots"):
         return action_throw(action, mode, tables)
     shot = client.state[0] if client.state is not None else None
     return action_throw(action, mode, tables, client.position, my_parity(client), shot)
@@ -171,9 +191,13 @@ def action_throw(
 ) -> Throw:
     """The throw (v, h, w, sweep) for an action of the given mode (``action_mode``): the one
     dispatch to ``env.actions``' maps. A discrete action (a template) needs the ``position``
-    (throwing-order rows), the thrower's ``parity`` and the ``shot`` about to be thrown."""
+    (throwing-order rows), the thrower's ``parity`` and the ``shot`` about to be thrown; a
+    shot (``aiming.shots``) the position (a hit at a stone not in play is the throw-away)."""
     if mode == "throw":
         return actions.raw_throw(action)
+    if mode == "shots":
+        assert position is not None, "a shot needs the position"
+        return shots.shot_throw(int(np.asarray(action).item()), position, tables)
     if mode == "discrete":
         assert position is not None, "a discrete action needs the position"
         index = int(np.asarray(action).item())

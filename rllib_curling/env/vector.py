@@ -41,6 +41,7 @@ entry point), a ``CurlingEnv`` otherwise.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import gymnasium as gym
@@ -103,7 +104,7 @@ class CurlingVectorEnv(gym.vector.VectorEnv):
 
     def reset(
         self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[np.ndarray, dict[str, Any]]:
+    ) -> tuple[Any, dict[str, Any]]:
         base = self._base_seed(seed)
         if base is not None:
             for i, env in enumerate(self.envs):
@@ -120,9 +121,7 @@ class CurlingVectorEnv(gym.vector.VectorEnv):
         self._autoreset[:] = False
         return self._batch(observations), infos
 
-    def step(
-        self, actions: Any
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         try:
             count = None if isinstance(actions, str | bytes) else len(actions)
         except TypeError:
@@ -160,11 +159,12 @@ class CurlingVectorEnv(gym.vector.VectorEnv):
         if hasattr(self, "_private"):
             self._private.stop()
 
-    def _batch(self, observations: list[np.ndarray]) -> np.ndarray:
+    def _batch(self, observations: list[Any]) -> Any:
+        """The sub-envs' observations as one batch (an array, or a dict of arrays for
+        ``action="shots"``), a copy: the buffer is reused."""
         batch = concatenate(self.single_observation_space, observations, self._observations)
-        assert isinstance(batch, np.ndarray)  # a Box observation space
         self._observations = batch
-        return batch.copy()
+        return copy.deepcopy(batch)
 
     def _base_seed(self, seed: int | list[int | None] | None) -> int | None:
         """The server seed of room 0 (module docstring), or None to keep the server."""

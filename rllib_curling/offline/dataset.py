@@ -57,6 +57,9 @@ from rllib_curling.game import Result
 #: First word of every game's seed: keeps dataset games apart from any other seeded games.
 DATASET_SEED_TAG = 7_245_001
 CONFIG_FILE = "dataset.json"
+ACTIONS = ("discrete", "shots")
+#: The opponent that is the teacher itself.
+SELF = "self"
 
 
 @dataclass(frozen=True)
@@ -67,7 +70,9 @@ class DatasetConfig:
     #: A built-in level, or a checkpoint (its path, or ``"builtin"``) whose agent plays as it
     #: does by default (its search included): ``generate`` then needs ``make_teacher``.
     teacher: int | str = 8
-    opponents: tuple[int, ...] = (4, 6, 8)
+    #: Levels, and ``"self"``: the teacher against itself (with ``action="shots"``; both seats
+    #: are labelled).
+    opponents: tuple[int | str, ...] = (4, 6, 8)
     games: int = 200
     ends: int = 4
     games_per_shard: int = 10
@@ -76,6 +81,10 @@ class DatasetConfig:
     #: main job, ``tune_configs/ppo.yaml``, trains with).
     reward: str = "win_score"
     score_weight: float = 0.1
+    #: The rows' action space: ``"discrete"`` (the template nearest the teacher's throw, this
+    #: module's table) or ``"shots"`` (the teacher searches the shot set and every row keeps its
+    #: judgement: ``offline.search_labels``).
+    action: str = "discrete"
 
     def __post_init__(self) -> None:
         from rllib_curling.bots import check_level
@@ -88,8 +97,18 @@ class DatasetConfig:
             raise ConfigError("teacher: a level or a checkpoint is needed")
         if not self.opponents:
             raise ConfigError("opponents: at least one level is needed")
+        if self.action not in ACTIONS:
+            raise ConfigError(f"action must be one of {list(ACTIONS)}, got {self.action!r}")
         for level in self.opponents:
+            if level == SELF and self.action == "shots":
+                continue
+            if level == SELF:
+                raise ConfigError("opponent 'self' needs action='shots' (both seats labelled)")
             check_level(level, "opponent")
+        from rllib_curling.bots.search import SPECS
+
+        if self.action == "shots" and isinstance(self.teacher, int) and self.teacher not in SPECS:
+            raise ConfigError(f"a shots teacher is a search level {sorted(SPECS)} or a checkpoint")
         for name in ("games", "ends", "games_per_shard"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -103,21 +122,12 @@ class DatasetConfig:
         start = shard * self.games_per_shard
         return range(start, min(start + self.games_per_shard, self.games))
 
-    def opponent_of(self, game: int) -> int:
+    def opponent_of(self, game: int) -> int | str:
         """Each opponent plays a pair of games in turn (hammer alternating within the pair)."""
         return self.opponents[(game // 2) % len(self.opponents)]
 
 
 # -- one game -------------------------------------------------------------------------------------
-
-
-def teacher_observation(state: Any, seat: int) -> np.ndarray:
-    """``CurlingEnv``'s observation of ``state`` (a ``GameState``) for the player in ``seat``."""
-    mine, theirs = state.totals if seat == 0 else state.totals[::-1]
-    return observation.encode_observation(
-        state.position, state.shot, state.end, state.config.ends, state.seat_parity(seat),
-        mine - theirs,
-    )  # fmt: skip
 
 
 def template_throws(state: Any) -> np.ndarray:
@@ -167,7 +177,7 @@ def play_teacher_game(
         action, values = label_throw(state, throw, judge)
         turns.append(state)
         rows.append({
-            "eps_id": eps_id, "obs": teacher_observation(state, seat), "actions": action,
+            "eps_id": eps_id, "obs": observation.state_observation(state, seat), "actions": action,
             "throw": np.asarray(throw, dtype=np.float32), "action_values": values,
         })  # fmt: skip
 
@@ -186,7 +196,7 @@ def play_teacher_game(
         reward = game_reward(config.reward, finished, result, done, config.score_weight)
         row.update(
             rewards=np.float32(reward),
-            new_obs=teacher_observation(after, seat),
+            new_obs=observation.state_observation(after, seat),
             terminateds=done, truncateds=False,
             end_points=np.float32(scores[turns[k].end]),
             result=np.float32(Result(result).points),
@@ -206,25 +216,40 @@ def shard_rows(
     from rllib_curling.bots.search import SearchBot
 
     start = time.perf_counter()
+    judge: SearchBot | None = None  # level 8's values of the templates (action="discrete")
     if make_teacher is not None:
         teacher = make_teacher()
     elif isinstance(config.teacher, int):
-        teacher = make_bot(config.teacher)
+        teacher = level_teacher(config.teacher, config.action)
     else:
         raise ConfigError(f"teacher {config.teacher!r} is a checkpoint: give make_teacher too")
-    judge = SearchBot(8)
-    opponents = {level: make_bot(level) for level in set(config.opponents)}
+    opponents = {o: teacher if o == SELF else make_bot(int(o)) for o in set(config.opponents)}
     rows: list[dict[str, Any]] = []
     results: list[float] = []
     for game in config.shard_games(shard):
         rng = np.random.default_rng([DATASET_SEED_TAG, config.seed, game])
         seat = game % 2
         eps = f"{config.seed}-{game}"
-        game_rows = play_teacher_game(
-            teacher, opponents[config.opponent_of(game)], judge, seat, config, rng, eps
-        )
+        opponent = opponents[config.opponent_of(game)]
+        if config.action == "shots":
+            from rllib_curling.offline.search_labels import play_labelled_game
+
+            players = (teacher, opponent) if seat == 0 else (opponent, teacher)
+            labelled = (0, 1) if opponent is teacher else (seat,)
+            game_rows = play_labelled_game(players, labelled, config, rng, eps)
+            rows += game_rows
+            results.append(float(np.mean([r["result"] for r in game_rows if r["terminateds"]])))
+            continue
+        judge = judge or SearchBot(8)
+        game_rows = play_teacher_game(teacher, opponent, judge, seat, config, rng, eps)
         rows += game_rows
         results.append(float(game_rows[-1]["result"]))
+    if config.action == "shots":
+        summary = {
+            "shard": shard, "games": len(results), "rows": len(rows),
+            "score_rate": float(np.mean(results)), "seconds": time.perf_counter() - start,
+        }  # fmt: skip
+        return rows, summary
     best = [int(np.argmax(r["action_values"]) == r["actions"]) for r in rows]
     summary = {
         "shard": shard, "games": len(results), "rows": len(rows),
@@ -232,6 +257,21 @@ def shard_rows(
         "seconds": time.perf_counter() - start,
     }  # fmt: skip
     return rows, summary
+
+
+def level_teacher(level: int, action: str) -> Any:
+    """The teacher of a built-in level: the level itself, or (``action="shots"``) its search over
+    the shot set, keeping its judgement (``search_labels.JudgingBot``)."""
+    import dataclasses
+
+    from rllib_curling.bots import make_bot
+    from rllib_curling.bots.search import SPECS, SearchBot
+    from rllib_curling.offline.search_labels import JudgingBot
+
+    if action != "shots":
+        return make_bot(level)
+    search = SearchBot(level, dataclasses.replace(SPECS[level], shots=True))
+    return JudgingBot(search, name=f"level {level} over the shot set")
 
 
 # -- the dataset on disk --------------------------------------------------------------------
@@ -306,7 +346,10 @@ def generate(
         return []
     if not ray.is_initialized():
         ray.init(include_dashboard=False, log_to_driver=False, configure_logging=False)
-    task = ray.remote(num_cpus=1)(shard_rows)
+    # One CPU per task, so one thread: the engine's parallel batches (numba) and torch would
+    # otherwise start a thread per core in every task, and the tasks would fight over them.
+    threads = {"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    task = ray.remote(num_cpus=1, runtime_env={"env_vars": threads})(shard_rows)
     waiting = {task.remote(config, shard, make_teacher): shard for shard in todo}
     summaries: list[dict[str, Any]] = []
     while waiting:

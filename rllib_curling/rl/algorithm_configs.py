@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rllib_curling.errors import ConfigError
 from rllib_curling.rl.env_names import ENV_NAME
 
 if TYPE_CHECKING:
@@ -83,19 +84,21 @@ def algorithm_config(
 
     Change anything further with the usual ``config.training(...)`` etc. before ``build_algo()``.
     """
-    from rllib_curling.rl.models import module_spec
+    from rllib_curling.rl.models import module_spec, network_name
     from rllib_curling.rl.network import MODEL_NAME, resolve_model_config
+    from rllib_curling.rl.shot_network import resolve_shot_model_config
     from rllib_curling.rl.trainables import DISCRETE, OFFLINE, curling_defaults
 
     name = _canonical(algo)
     env_config = dict(env_config or {})
     if name in DISCRETE:
-        if env_config.get("action", "discrete") != "discrete":
-            raise ValueError(
+        if env_config.get("action", "discrete") not in ("discrete", "shots"):
+            raise ConfigError(
                 f"{name} needs discrete actions; got env_config action={env_config['action']!r} "
-                "(drop it or use 'discrete')"
+                "(drop it, or use 'discrete' or 'shots')"
             )
-        env_config["action"] = "discrete"
+        env_config.setdefault("action", "discrete")
+    network = network_name(env_config.get("action", "continuous"))
     if old_stack and name in OFFLINE:
         raise ValueError(f"{name} runs on the new API stack only here; use old_stack=False")
     if name == "DQN":
@@ -105,7 +108,12 @@ def algorithm_config(
                 "fails ('TypeError: argument of type 'ABCMeta' is not iterable' in "
                 "Algorithm._create_local_replay_buffer_if_necessary). Use old_stack=False."
             )
-    model_config = resolve_model_config(model_config)
+    if network == MODEL_NAME:
+        model_config = resolve_model_config(model_config)
+    else:
+        model_config = resolve_shot_model_config(model_config)
+        if old_stack:
+            raise ConfigError("action='shots' runs on the new API stack only")
     algo_cls, config_cls = _algorithm_classes()[name]
     config = (
         config_cls(algo_class=algo_cls)
@@ -120,7 +128,7 @@ def algorithm_config(
         from rllib_curling.env.config import CurlingEnvConfig
         from rllib_curling.env.spaces import action_space, observation_space
 
-        spaces = {"observation_space": observation_space(),
+        spaces = {"observation_space": observation_space(env_config["action"]),
                   "action_space": action_space(CurlingEnvConfig.from_dict(env_config))}  # fmt: skip
         config.environment(**spaces).env_runners(num_env_runners=0)
     elif not old_stack and env == ENV_NAME and env_config.get("server", "auto") == "auto":
@@ -131,7 +139,7 @@ def algorithm_config(
         )
         config.training(model={"custom_model": MODEL_NAME, "custom_model_config": model_config})
     else:
-        config.rl_module(rl_module_spec=module_spec(name, **model_config))
+        config.rl_module(rl_module_spec=module_spec(name, network, **model_config))
     return curling_defaults(name, config)  # metrics (curling env), old-stack model, DQN actions
 
 

@@ -320,7 +320,7 @@ def export_agent(
 
 
 def _module_rllib_keys() -> frozenset[str]:
-    from rllib_curling.rl.models import DQN_KEYS
+    from rllib_curling.rl.network import DQN_KEYS
 
     return DQN_KEYS
 

@@ -92,3 +92,17 @@ class CurlingBCLearner(MARWILTorchLearner):
             metrics["vf_explained_var"] = explained_variance(target, predicted)
         self.metrics.log_dict(metrics, key=module_id, window=1)
         return total
+
+
+def learner_for(network: str, learner_config_dict: dict[str, Any]) -> type[MARWILTorchLearner]:
+    """BC's Learner for a network (``models.network_name``): ``CurlingShotLearner`` for the shot
+    network, else ``CurlingBCLearner``; the settings are checked now, so a bad one fails in one
+    line."""
+    from rllib_curling.rl.shot_learner import CurlingShotLearner, ShotLossConfig
+    from rllib_curling.rl.shot_network import SHOT_MODEL_NAME
+
+    if network == SHOT_MODEL_NAME:
+        ShotLossConfig.of(learner_config_dict)
+        return CurlingShotLearner
+    OfflineLossConfig.of(learner_config_dict)
+    return CurlingBCLearner

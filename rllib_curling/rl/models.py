@@ -37,7 +37,9 @@ from ray.rllib.utils.annotations import override
 from ray.rllib.utils.schedules.scheduler import Scheduler
 from torch import nn
 
+from rllib_curling.rl import shot_models
 from rllib_curling.rl.network import (
+    DQN_KEYS,
     MODEL_NAME,
     CurlingEncoder,
     check_observation_space,
@@ -45,9 +47,7 @@ from rllib_curling.rl.network import (
     model_config_of,
     resolve_model_config,
 )
-
-#: Keys DQN copies into the module's model config (``DQNConfig._model_config_auto_includes``).
-DQN_KEYS = frozenset({"double_q", "dueling", "epsilon", "num_atoms", "std_init", "v_max", "v_min"})
+from rllib_curling.rl.shot_network import SHOT_MODEL_NAME, resolve_shot_model_config
 
 
 class CurlingActorCritic(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
@@ -240,7 +240,8 @@ MODULES: dict[str, dict[str, type[TorchRLModule]]] = {
         "impala": CurlingActorCritic,
         "appo": CurlingAPPOActorCritic,
         "dqn": CurlingQNetwork,
-    }
+    },
+    SHOT_MODEL_NAME: shot_models.MODULES,
 }
 
 
@@ -256,6 +257,10 @@ def module_spec(algo: str, name: str = MODEL_NAME, **model_config: Any) -> RLMod
     by_algo = MODULES[name]
     if algo.lower() not in by_algo:
         raise ValueError(f"network {name!r} has no module for {algo!r}; valid: {sorted(by_algo)}")
-    return RLModuleSpec(
-        module_class=by_algo[algo.lower()], model_config=resolve_model_config(model_config)
-    )
+    resolve = resolve_shot_model_config if name == SHOT_MODEL_NAME else resolve_model_config
+    return RLModuleSpec(module_class=by_algo[algo.lower()], model_config=resolve(model_config))
+
+
+def network_name(action: str) -> str:
+    """The network for an env action mode: the shot network for ``"shots"``, else curling_net."""
+    return SHOT_MODEL_NAME if action == "shots" else MODEL_NAME

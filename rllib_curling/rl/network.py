@@ -33,6 +33,9 @@ MODEL_NAME = "curling_net"
 # Column of the "in_play" flag in a stone row (see the stone-row table in ``env.observation``).
 IN_PLAY_FEATURE = observation.STONE_IN_PLAY
 
+#: Keys DQN copies into the module's model config (``DQNConfig._model_config_auto_includes``).
+DQN_KEYS = frozenset({"double_q", "dueling", "epsilon", "num_atoms", "std_init", "v_max", "v_min"})
+
 DEFAULT_MODEL_CONFIG: dict[str, Any] = {
     "stone_hiddens": [64, 64],
     "context_hiddens": [64],
@@ -157,12 +160,12 @@ def model_config_of(model_config: Any, rllib_keys: frozenset[str] = frozenset())
     if dataclasses.is_dataclass(model_config) and not isinstance(model_config, type):
         model_config = dataclasses.asdict(model_config)
     given = dict(model_config or {})
-    ours = set(given) - rllib_keys - _rllib_model_keys()
+    ours = set(given) - rllib_keys - rllib_model_keys()
     refuse_unknown_keys(ours, DEFAULT_MODEL_CONFIG, f"{MODEL_NAME} model_config")
     return resolve_model_config({k: v for k, v in given.items() if k in DEFAULT_MODEL_CONFIG})
 
 
-def _rllib_model_keys() -> set[str]:
+def rllib_model_keys() -> set[str]:
     """Keys RLlib itself puts into model configs (new and old API stack)."""
     from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
     from ray.rllib.models.catalog import MODEL_DEFAULTS

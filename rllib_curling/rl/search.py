@@ -36,7 +36,6 @@ from rllib_curling.bots.search import SPECS, LeafValue, SearchBot
 from rllib_curling.client import CurlingClient
 from rllib_curling.env.spaces import action_mode, action_throw, throw_for
 from rllib_curling.game import GameConfig, GameState
-from rllib_curling.offline.dataset import teacher_observation
 
 #: How hard the agent's search looks: level 8's candidates and judgement, with more noisy
 #: throws per candidate, more candidates against the opponent's answers, and those answers
@@ -88,12 +87,7 @@ def module_leaf_value(compute_values: Callable[[np.ndarray], np.ndarray]) -> Lea
         diff = p1 - p2 if mover == 0 else p2 - p1
         parity = state.seat_parity(mover)
         ends = state.config.ends
-        obs = np.stack(
-            [
-                observation.encode_observation(pos, shot + 1, state.end, ends, parity, diff)
-                for pos in positions
-            ]
-        )
+        obs = observation.encode_observations(positions, shot + 1, state.end, ends, parity, diff)
         value = np.asarray(compute_values(obs), dtype=np.float64).reshape(len(positions))
         return 1.0 - np.clip(0.5 + 0.5 * value, 0.0, 1.0)
 
@@ -120,6 +114,25 @@ class AgentSearch(SearchBot):
         if not self.level_candidates:
             return self.proposals
         return np.concatenate([self.proposals, super().candidates(state, tables)])
+
+
+def shot_teacher(checkpoint: str, name: str | None = None) -> Any:
+    """The agent of ``checkpoint`` as a teacher over the shot set (``curling dataset --action
+    shots``): ``AGENT_SPEC``'s search with the shot set's legal actions as its only candidates,
+    positions judged with the network's learned value weighted as the agent folder says (none
+    for a plain checkpoint); it keeps each judgement (``offline.search_labels.JudgingBot``)."""
+    from rllib_curling.offline.search_labels import JudgingBot
+    from rllib_curling.rl.checkpoints import load_policy
+
+    policy = load_policy(checkpoint)
+    agent = policy.agent or {}  # type: ignore[attr-defined]  # load_policy's attributes
+    values = policy.values  # type: ignore[attr-defined]
+    weight = float(agent.get("search", {}).get("value_weight", 0.0)) if values is not None else 0.0
+    search = AgentSearch(
+        np.zeros((0, 4)), dataclasses.replace(AGENT_SPEC, shots=True),
+        leaf_value=module_leaf_value(values) if weight > 0 else None, value_weight=weight,
+    )  # fmt: skip
+    return JudgingBot(search, name=name or f"agent {checkpoint} over the shot set")
 
 
 @dataclass
@@ -190,7 +203,7 @@ class AgentBot(Bot):
         self._explanation: dict[str, Any] | None = None
 
     def choose(self, state: GameState, rng: np.random.Generator) -> Throw:
-        obs = teacher_observation(state, state.next_seat)  # the env's observation
+        obs = observation.state_observation(state, state.next_seat)  # the env's observation
         parity = state.seat_parity(state.next_seat)
         tables = shot_tables()
 

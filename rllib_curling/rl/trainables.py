@@ -52,7 +52,7 @@ from ray.rllib.utils.annotations import override
 
 from rllib_curling.rl.callbacks import CurlingMetrics
 from rllib_curling.rl.env_names import CURLING_ENVS, ENV_NAME, LEAGUE_ENV_NAME, MULTI_AGENT_ENV_NAME
-from rllib_curling.rl.network import MODEL_NAME, resolve_model_config
+from rllib_curling.rl.network import MODEL_NAME
 
 #: Algorithms that learn from offline data (``curling dataset``: template indices).
 OFFLINE = ("BC", "MARWIL")
@@ -76,8 +76,8 @@ def curling_defaults(algo: str, config: AlgorithmConfig) -> AlgorithmConfig:
     model = dict(config.model or {})
     custom = model.pop("custom_model", None)
     user_model_config = dict(model.pop("custom_model_config", None) or {})
+    env_config = dict(config.env_config or {})
     if algo in DISCRETE:
-        env_config = dict(config.env_config or {})
         env_config.setdefault("action", "discrete")
         config.environment(env_config=env_config)
     if not config.enable_rl_module_and_learner:  # the old API stack: the ModelCatalog model
@@ -90,16 +90,15 @@ def curling_defaults(algo: str, config: AlgorithmConfig) -> AlgorithmConfig:
         return config
     if custom is not None:  # RLlib refuses custom_model on the new stack
         config.training(model={**model, "custom_model": None, "custom_model_config": {}})
+    from rllib_curling.rl.models import module_spec, network_name
+
+    network = network_name(env_config.get("action", "continuous"))
     if config._rl_module_spec is None:
-        from rllib_curling.rl.models import module_spec
-
-        spec = module_spec(algo, **resolve_model_config(user_model_config))
-        config.rl_module(rl_module_spec=spec)
+        config.rl_module(rl_module_spec=module_spec(algo, network, **user_model_config))
     if algo == "BC" and config._learner_class is None:
-        from rllib_curling.rl.learners import CurlingBCLearner, OfflineLossConfig
+        from rllib_curling.rl.learners import learner_for
 
-        OfflineLossConfig.of(config.learner_config_dict)  # a bad setting fails here, in one line
-        config.learners(learner_class=CurlingBCLearner)
+        config.learners(learner_class=learner_for(network, config.learner_config_dict))
     if config.env in (MULTI_AGENT_ENV_NAME, LEAGUE_ENV_NAME) and config.env_runner_cls is None:
         from rllib_curling.rl.env_runners import CurlingMultiAgentEnvRunner
 

@@ -44,8 +44,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "whose agent plays as it does by default, its search included (expert iteration)",
     )  # fmt: skip
     p.add_argument(
-        "--opponents", type=level_list("opponent"), default=",".join(map(str, d.opponents)),
-        help=f"opponent levels, in turn ({','.join(map(str, d.opponents))})",
+        "--opponents", type=_opponents, default=",".join(map(str, d.opponents)),
+        help=f"opponent levels, in turn ({','.join(map(str, d.opponents))}); with --action "
+        "shots also 'self': the teacher against itself, both seats labelled",
+    )  # fmt: skip
+    p.add_argument(
+        "--action", choices=("discrete", "shots"), default=d.action,
+        help=f"the rows' actions ({d.action}): 'discrete' labels the shot template nearest the "
+        "teacher's throw; 'shots' makes the teacher search the shot set (the env's "
+        "action='shots') and keeps its judgement of every shot (docs/agent.md)",
     )  # fmt: skip
     p.add_argument("--games", type=positive_int, default=d.games, help=f"games ({d.games})")
     add_ends(p, d.ends)
@@ -59,23 +66,34 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _opponents(text: str) -> tuple[int | str, ...]:
+    """``--opponents``: levels like ``6,8``, and ``self``."""
+    parts = [part.strip() for part in text.split(",") if part.strip()]
+    levels = level_list("opponent")(",".join(p for p in parts if p != "self") or "0")
+    it = iter(levels)
+    return tuple("self" if part == "self" else next(it) for part in parts)
+
+
 def _teacher(text: str) -> int | str:
     return int(text) if text.strip().lstrip("-").isdigit() else text
 
 
-def make_teacher_of(teacher: int | str) -> Any:
+def make_teacher_of(teacher: int | str, action: str = "discrete") -> Any:
     """``generate``'s ``make_teacher`` for a checkpoint teacher (its path made absolute), else
-    None (a level teaches itself); loads the checkpoint now, so a bad one fails in one line."""
+    None (a level teaches itself); loads the checkpoint now, so a bad one fails in one line.
+    ``action="shots"``: the agent's search over the shot set (``rl.search.shot_teacher``)."""
     if not isinstance(teacher, str):
         return None
     import functools
 
     from rllib_curling.rl.checkpoints import find_checkpoint
     from rllib_curling.rl.policy_player import agent_bot
+    from rllib_curling.rl.search import shot_teacher
 
     path = str(find_checkpoint(teacher))
-    agent_bot(path)  # loads now: a bad checkpoint fails here, in one line
-    return functools.partial(agent_bot, path, name=f"teacher {teacher}")
+    make = shot_teacher if action == "shots" else agent_bot
+    make(path)  # loads now: a bad checkpoint fails here, in one line
+    return functools.partial(make, path, name=f"teacher {teacher}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -86,8 +104,9 @@ def run(args: argparse.Namespace) -> int:
         config = DatasetConfig(
             teacher=args.teacher, opponents=args.opponents, games=args.games,
             ends=args.ends, games_per_shard=args.games_per_shard, seed=args.seed,
+            action=args.action,
         )  # fmt: skip
-        make_teacher = make_teacher_of(config.teacher)
+        make_teacher = make_teacher_of(config.teacher, config.action)
     except (ConfigError, ValueError, FileNotFoundError) as exc:
         raise UsageError(str(exc)) from None
     start = time.perf_counter()
