@@ -170,13 +170,35 @@ def load_policy(
             actions = unsquash_action(actions, space)
         return np.clip(actions, space.low, space.high).astype(space.dtype)
 
-    def policy(obs: np.ndarray) -> Any:
-        batch = np.asarray(obs, dtype=np.float32)
-        single = batch.ndim == 1
+    masked = isinstance(module.observation_space, gym.spaces.Dict)  # action="shots"
+
+    def as_batch(obs: Any) -> tuple[Any, bool]:
+        """``obs`` (one observation or a batch; a flat array, or for ``action="shots"`` the
+        env's dict) as the module's input batch, and whether it was one observation. A flat
+        observation given to a masked module counts every action as legal."""
+        if isinstance(obs, dict):
+            flat = np.asarray(obs["observations"], dtype=np.float32)
+            mask = np.asarray(obs["action_mask"], dtype=np.float32)
+        else:
+            flat = np.asarray(obs, dtype=np.float32)
+            mask = None
+        single = flat.ndim == 1
         if single:
-            batch = batch[None]
+            flat = flat[None]
+            mask = None if mask is None else mask[None]
+        if not masked:
+            return torch.from_numpy(flat), single
+        if mask is None:
+            mask = np.ones((len(flat), int(space.n)), np.float32)
+        return {
+            "observations": torch.from_numpy(flat),
+            "action_mask": torch.from_numpy(mask),
+        }, single
+
+    def policy(obs: Any) -> Any:
+        batch, single = as_batch(obs)
         with torch.no_grad():
-            out = module.forward_inference({Columns.OBS: torch.from_numpy(batch)})
+            out = module.forward_inference({Columns.OBS: batch})
             if Columns.ACTIONS in out:
                 actions = out[Columns.ACTIONS]
             else:
@@ -189,10 +211,10 @@ def load_policy(
             return actions
         return int(actions[0]) if isinstance(space, gym.spaces.Discrete) else actions[0]
 
-    def scores(obs: np.ndarray) -> np.ndarray:
+    def scores(obs: Any) -> np.ndarray:
         """One forward pass: the action scores (logits, Gaussian inputs or DQN's Q-values) of
         one observation, as float64."""
-        batch = torch.from_numpy(np.asarray(obs, dtype=np.float32)[None])
+        batch, _ = as_batch(obs)
         with torch.no_grad():
             if hasattr(module, "compute_q_values"):  # DQN: rank by Q-value
                 out = module.compute_q_values({Columns.OBS: batch})
@@ -231,7 +253,7 @@ def load_policy(
 
     def values(obs: np.ndarray) -> np.ndarray:
         """(B,) the value head's estimate for a batch of observations (B, OBS_SIZE)."""
-        batch = torch.from_numpy(np.asarray(obs, dtype=np.float32))
+        batch, _ = as_batch(np.asarray(obs, dtype=np.float32))
         with torch.no_grad():
             return module.compute_values({Columns.OBS: batch}).cpu().numpy()
 
@@ -276,7 +298,7 @@ def load_module(checkpoint: Any, module_id: str = "default_policy") -> Any:
         raise ValueError(f"{module_dir}: unknown module class {info['module']!r}")
     space = action_space(CurlingEnvConfig(action=info["action"], sweep=info["sweep"]))
     module = classes[info["module"]](
-        observation_space=observation_space(), action_space=space,
+        observation_space=observation_space(info["action"]), action_space=space,
         model_config=info["model_config"],
     )  # fmt: skip
     state = torch.load(module_dir / WEIGHTS_FILE, map_location="cpu", weights_only=True)
@@ -299,13 +321,15 @@ def export_agent(
 
     from rllib_curling.env.spaces import action_mode
     from rllib_curling.rl.network import model_config_of
+    from rllib_curling.rl.shot_models import shot_config_of
 
     module = load_module(checkpoint, module_id)
     mode, sweep = action_mode(module.action_space)
+    config_of = shot_config_of if mode == "shots" else model_config_of
     info = {
         "format": AGENT_FORMAT,
         "module": type(module).__name__,
-        "model_config": model_config_of(module.model_config, _module_rllib_keys()),
+        "model_config": config_of(module.model_config, _module_rllib_keys()),
         "action": mode,
         "sweep": sweep,
         "search": dict(search or {}),

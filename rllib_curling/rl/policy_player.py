@@ -99,7 +99,7 @@ class PolicyPlayer:
     def throw(self, client: CurlingClient) -> Throw:
         """Choose and send this turn's throw; returns (v, h, w, sweep). With ``explain``,
         ``explanation`` says why (before the throw is sent)."""
-        obs = observe(client)
+        obs = observe(client, self.mode)
         action = self.act(obs, client)
         throw = throw_for(action, client, self.env_config()["action"], self.tables)
         if self.explain:

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from rllib_curling import observation
+from rllib_curling.aiming.shots import legal_shots
 from rllib_curling.aiming.tables import ShotTables, shot_tables
 from rllib_curling.bots.base import Bot, Throw, finish
 from rllib_curling.bots.levels import MAX_LEVEL
@@ -204,6 +205,8 @@ class AgentBot(Bot):
 
     def choose(self, state: GameState, rng: np.random.Generator) -> Throw:
         obs = observation.state_observation(state, state.next_seat)  # the env's observation
+        if self.mode == "shots":  # the env's Dict observation with the action mask
+            obs = {"observations": obs, "action_mask": legal_shots(state.position)}
         parity = state.seat_parity(state.next_seat)
         tables = shot_tables()
 
@@ -245,7 +248,8 @@ def explain_throw(
     top, probabilities = policy.likely(obs, EXPLAIN_TOP)
     win = None
     if policy.values is not None:
-        value = float(policy.values(np.asarray(obs)[None])[0])
+        flat = obs["observations"] if isinstance(obs, dict) else obs
+        value = float(policy.values(np.asarray(flat)[None])[0])
         win = round(float(np.clip(0.5 + 0.5 * value, 0.0, 1.0)), 4)
     shots = [
         {"throw": _rounded(finish(*throw_of(action))),

@@ -210,6 +210,10 @@ class CurlingShotQNetwork(DefaultDQNTorchRLModule):
     def get_non_inference_attributes(self) -> list[str]:
         return ["_target_net"]
 
+    @override(DefaultDQNTorchRLModule)
+    def get_initial_state(self) -> dict[str, Any]:
+        return {}  # no recurrent state (RLlib's asks its encoder, which this module has not)
+
 
 MODULES: dict[str, type[TorchRLModule]] = {
     "ppo": CurlingShotActorCritic,

@@ -88,7 +88,7 @@ def curling_defaults(algo: str, config: AlgorithmConfig) -> AlgorithmConfig:
                                "custom_model_config": user_model_config})  # fmt: skip
         config.resources(num_gpus=0)
         return config
-    if custom is not None:  # RLlib refuses custom_model on the new stack
+    if custom is not None or user_model_config:  # RLlib refuses both on the new stack
         config.training(model={**model, "custom_model": None, "custom_model_config": {}})
     from rllib_curling.rl.models import module_spec, network_name
 
