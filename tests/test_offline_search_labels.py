@@ -58,7 +58,8 @@ def test_rows__the_played_action_is_legal_and_is_the_throw(self_play_rows: list[
     for row in self_play_rows:
         mask = row["obs"]["action_mask"]
         assert mask[row["actions"]] == 1.0
-        assert np.isfinite(row["screen"][mask > 0]).all() and np.isnan(row["screen"][mask == 0]).all()
+        screen = row["screen"]
+        assert np.isfinite(screen[mask > 0]).all() and np.isnan(screen[mask == 0]).all()
         assert row["actions"] in row["judged"]
         replied = row["replied"][row["replied"] >= 0]
         if len(replied):
