@@ -8,6 +8,7 @@ import gymnasium as gym
 import numpy as np
 
 from rllib_curling import observation, rules, sheet
+from rllib_curling.aiming import shots
 from rllib_curling.aiming.tables import shot_tables
 from rllib_curling.aiming.templates import TEMPLATES, Throw, template_table
 from rllib_curling.bots.levels import LEVELS, MAX_LEVEL
@@ -60,6 +61,16 @@ class CurlingEnv(gym.Env):
     raises, peels, hit-and-rolls, mostly with both curls, and a throw-away):
 
     {template_table}
+
+    ``action="shots"``: ``Discrete({n_shots})``, the shot set of ``rllib_curling.aiming.shots``:
+    every shot level 8's search considers, in a fixed layout (draws to a {draw_step} m grid over
+    the house and the guard zone with both curls; hits on each of the 16 stone slots at 4
+    weights, 5 contact offsets and both curls; a throw-away). A hit at a stone not in play is
+    illegal: the observation is then a ``Dict`` of ``"observations"`` (the Box below) and
+    ``"action_mask"`` (``Box(0, 1, ({n_shots},))``, 1 where legal), RLlib's action-masking idiom;
+    the curling modules mask their logits (``rl.shot_models``). An illegal shot, if sent
+    anyway, is the throw-away. For the shot network, BC and MARWIL on a search's judgement
+    (``curling dataset --action shots``), PPO, IMPALA, APPO and DQN.
 
     ``action="throw"``: ``Box(low=(0, −{h_max}, −{w_max}), high=({v_max}, {h_max}, {w_max}))``
     (``(4,)`` with ``sweep=True``, sweep in [0, {sweep_max}] m): the protocol's own
@@ -122,7 +133,8 @@ class CurlingEnv(gym.Env):
     a mixture: a list of levels or ``{level: weight}``, drawn per pair of games), ``curriculum``
     (None, or a mapping: the RLlib callback moves the opponent up a ladder of levels,
     ``env.config.CurriculumConfig``),
-    ``ends`` (4), ``key`` ("localtest"), ``seed``, ``action`` ("continuous" | "discrete" | "throw"),
+    ``ends`` (4), ``key`` ("localtest"), ``seed``, ``action`` ("continuous" | "discrete" | "shots"
+    | "throw"),
     ``reward`` ({reward_names}), ``score_weight`` (0.1, for
     "win_score"), ``sweep`` (False), ``turn_timeout`` ({turn_timeout} s),
     ``server_timeout`` ({server_timeout} s: a silent private server is hung after that), ``name``,
@@ -361,7 +373,7 @@ class CurlingEnv(gym.Env):
         assert self._client is not None
         return throw_for(action, self._client, self.config.action, self._tables)
 
-    def _observation(self) -> np.ndarray:
+    def _observation(self) -> Any:
         assert self._client is not None
         return observe(self._client, self.config.action)
 
@@ -460,6 +472,8 @@ def _documented_facts() -> dict[str, str]:
     text = {key: f"{value:g}" for key, value in facts.items()}
     text["levels"] = f"{LEVELS[0]}–{MAX_LEVEL}"
     text["n_templates"] = str(len(TEMPLATES))
+    text["n_shots"] = str(shots.N_SHOTS)
+    text["draw_step"] = f"{shots.DRAW_STEP:g}"
     text["reward_names"] = " | ".join(f'"{name}"' for name in REWARDS)
     text["rewards"] = reward_docs()
     text["continuous_table"] = _continuous_table(text)

@@ -3,14 +3,14 @@
 Stones are a set: each goes through one MLP, then ``layers`` transformer layers let every stone
 in play attend to the others. Each shot of the set is described by its features
 (``aiming.shots.shot_features``), so a logit is computed from what the shot is and, for a hit,
-from the embedding of the stone it aims at (a pointer), and every shot attends to the stones
-(what lies near its path and target):
+from the embedding of the stone it aims at (a pointer); with ``attend``, every shot also
+attends to the stones (what lies near its path and target):
 
     stones (B, 16, 10) ─ stone MLP ─ L × attention over in-play stones ─ S (B, 16, d)
     context (B, 8) ─ context MLP ─┐
     pool(S): mean, max, count ────┴─ trunk MLP ─ g (B, H)
     shots (N, 9) ─ shot MLP ─ A (N, d)                          (the same for every position)
-    logit[b, a] = w · relu(G g_b + A_a + P S[b, stone(a)] + attend(A_a → S_b)) + c
+    logit[b, a] = w · relu(G g_b + A_a + P S[b, stone(a)] [+ attend(A_a → S_b)]) + c
     value (B,) = head(g)                score logits (B, 17) = head(g)
 
 ``value`` is the mover's chance to win as ``2 p − 1`` (what stock algorithms and the search
@@ -19,7 +19,8 @@ read); the score head predicts the end's final score from the mover's view
 shots are masked by the module (``models_shots``), not here: ``forward`` returns raw logits.
 
 Model config keys (``DEFAULT_SHOT_MODEL_CONFIG``): ``width`` (d), ``layers``, ``heads``,
-``hiddens`` (the trunk), ``activation``.
+``hiddens`` (the trunk), ``activation``, ``attend`` (every shot attends to the stones: more
+expressive, about 5 times the cost of a forward pass; off by default).
 
 Mirror symmetry: ``mirror_observations`` reflects observations about the centre line and
 ``aiming.shots.MIRROR`` maps a shot to its mirror image, so the learner trains on both sides
@@ -47,6 +48,7 @@ DEFAULT_SHOT_MODEL_CONFIG: dict[str, Any] = {
     "heads": 4,
     "hiddens": [256, 256],
     "activation": "relu",
+    "attend": False,
 }
 
 
@@ -112,9 +114,11 @@ class ShotNet(nn.Module):
         self.register_buffer("shot_stone", stone)
         self.global_in = nn.Linear(self.out_dim, d)
         self.pointer = nn.Linear(d, d, bias=False)
-        self.query = nn.Linear(d, d, bias=False)
-        self.key = nn.Linear(d, d, bias=False)
-        self.attended = nn.Linear(d, d, bias=False)
+        self.attend = bool(cfg["attend"])
+        if self.attend:
+            self.query = nn.Linear(d, d, bias=False)
+            self.key = nn.Linear(d, d, bias=False)
+            self.attended = nn.Linear(d, d, bias=False)
         self.logit = nn.Linear(d, 1)
         nn.init.normal_(self.logit.weight, std=0.01)
         nn.init.zeros_(self.logit.bias)
@@ -144,13 +148,13 @@ class ShotNet(nn.Module):
     def _logits(self, g: torch.Tensor, h: torch.Tensor, live: torch.Tensor) -> torch.Tensor:
         a = self.shot_mlp(self.shot_features)  # (N, d)
         pointed = torch.cat([self.pointer(h), torch.zeros_like(h[:, :1])], dim=1)  # (B, 17, d)
-        pointed = pointed[:, self.shot_stone]  # (B, N, d)
-        scores = torch.einsum("nd,bkd->bnk", self.query(a), self.key(h)) / self.width**0.5
-        scores = scores.masked_fill(~live.unsqueeze(1), float("-inf"))
-        weights = torch.nan_to_num(torch.softmax(scores, dim=-1))  # no stone in play: zeros
-        near = torch.einsum("bnk,bkd->bnd", weights, self.attended(h))  # (B, N, d)
-        z = torch.relu(self.global_in(g).unsqueeze(1) + a.unsqueeze(0) + pointed + near)
-        return self.logit(z).squeeze(-1)
+        z = self.global_in(g).unsqueeze(1) + a.unsqueeze(0) + pointed[:, self.shot_stone]
+        if self.attend:  # every shot attends to the stones: (B, N, 16) weights
+            scores = torch.einsum("nd,bkd->bnk", self.query(a), self.key(h)) / self.width**0.5
+            scores = scores.masked_fill(~live.unsqueeze(1), float("-inf"))
+            weights = torch.nan_to_num(torch.softmax(scores, dim=-1))  # no stone: zeros
+            z = z + torch.einsum("bnk,bkd->bnd", weights, self.attended(h))
+        return self.logit(torch.relu(z)).squeeze(-1)
 
     def value(self, g: torch.Tensor) -> torch.Tensor:
         """(B,) the mover's chance to win as ``2 p − 1`` (unbounded; trained toward [−1, 1])."""
