@@ -23,6 +23,9 @@ turn becomes one row of RLlib's columnar offline format (Ray 2.60, ``OfflinePreL
 | ``end_points``  | f32              | the teacher's points in this turn's end              |
 | ``result``      | f32              | the game's result for the teacher: 1, 0.5 or 0       |
 
+With ``action="shots"`` the teacher is a search over the shot set (``aiming.shots``) and its
+rows keep its judgement instead: their columns are in ``offline.search_labels``.
+
 "Nearest by outcome": the teacher's throw and every template are simulated without noise and
 the rules applied; the template whose resting position is closest (the sum of the stones'
 displacements) is the action. ``label_agreement`` in a shard's summary says how often the
