@@ -204,7 +204,7 @@ class AgentBot(Bot):
         self._explanation: dict[str, Any] | None = None
 
     def choose(self, state: GameState, rng: np.random.Generator) -> Throw:
-        obs = observation.state_observation(state, state.next_seat)  # the env's observation
+        obs: Any = observation.state_observation(state, state.next_seat)  # the env's observation
         if self.mode == "shots":  # the env's Dict observation with the action mask
             obs = {"observations": obs, "action_mask": legal_shots(state.position)}
         parity = state.seat_parity(state.next_seat)
