@@ -240,25 +240,19 @@ def shard_rows(
             players = (teacher, opponent) if seat == 0 else (opponent, teacher)
             labelled = (0, 1) if opponent is teacher else (seat,)
             game_rows = play_labelled_game(players, labelled, config, rng, eps)
-            rows += game_rows
-            results.append(float(np.mean([r["result"] for r in game_rows if r["terminateds"]])))
-            continue
-        judge = judge or SearchBot(8)
-        game_rows = play_teacher_game(teacher, opponent, judge, seat, config, rng, eps)
+        else:
+            judge = judge or SearchBot(8)
+            game_rows = play_teacher_game(teacher, opponent, judge, seat, config, rng, eps)
         rows += game_rows
-        results.append(float(game_rows[-1]["result"]))
-    if config.action == "shots":
-        summary = {
-            "shard": shard, "games": len(results), "rows": len(rows),
-            "score_rate": float(np.mean(results)), "seconds": time.perf_counter() - start,
-        }  # fmt: skip
-        return rows, summary
-    best = [int(np.argmax(r["action_values"]) == r["actions"]) for r in rows]
+        # the teacher's result: its seat's last row (self-play: ½ per seat, so ½ either way)
+        results.append(float(np.mean([r["result"] for r in game_rows if r["terminateds"]])))
     summary = {
         "shard": shard, "games": len(results), "rows": len(rows),
-        "score_rate": float(np.mean(results)), "label_agreement": float(np.mean(best)),
-        "seconds": time.perf_counter() - start,
+        "score_rate": float(np.mean(results)), "seconds": time.perf_counter() - start,
     }  # fmt: skip
+    if config.action == "discrete":
+        best = [int(np.argmax(r["action_values"]) == r["actions"]) for r in rows]
+        summary["label_agreement"] = float(np.mean(best))
     return rows, summary
 
 

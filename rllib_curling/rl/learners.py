@@ -58,8 +58,13 @@ class OfflineLossConfig:
     @classmethod
     def of(cls, learner_config_dict: dict[str, Any]) -> OfflineLossConfig:
         """Ours out of a ``learner_config_dict`` (other keys are left to other code)."""
-        names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in learner_config_dict.items() if k in names})
+        return cls(**own_keys(cls, learner_config_dict))
+
+
+def own_keys(settings: type, learner_config_dict: dict[str, Any]) -> dict[str, Any]:
+    """The entries of ``learner_config_dict`` that are fields of the dataclass ``settings``."""
+    names = {f.name for f in dataclasses.fields(settings)}
+    return {k: v for k, v in learner_config_dict.items() if k in names}
 
 
 class CurlingBCLearner(MARWILTorchLearner):
@@ -92,17 +97,3 @@ class CurlingBCLearner(MARWILTorchLearner):
             metrics["vf_explained_var"] = explained_variance(target, predicted)
         self.metrics.log_dict(metrics, key=module_id, window=1)
         return total
-
-
-def learner_for(network: str, learner_config_dict: dict[str, Any]) -> type[MARWILTorchLearner]:
-    """BC's Learner for a network (``models.network_name``): ``CurlingShotLearner`` for the shot
-    network, else ``CurlingBCLearner``; the settings are checked now, so a bad one fails in one
-    line."""
-    from rllib_curling.rl.shot_learner import CurlingShotLearner, ShotLossConfig
-    from rllib_curling.rl.shot_network import SHOT_MODEL_NAME
-
-    if network == SHOT_MODEL_NAME:
-        ShotLossConfig.of(learner_config_dict)
-        return CurlingShotLearner
-    OfflineLossConfig.of(learner_config_dict)
-    return CurlingBCLearner

@@ -26,7 +26,6 @@ Settings: ``config.learners(learner_config_dict={...})`` keys (``ShotLossConfig`
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +39,7 @@ from ray.rllib.utils.torch_utils import explained_variance
 from rllib_curling import win_table
 from rllib_curling.aiming import shots
 from rllib_curling.errors import ConfigError
+from rllib_curling.rl.learners import own_keys
 from rllib_curling.rl.shot_models import ACTION_MASK, OBSERVATIONS, SCORE_LOGITS
 from rllib_curling.rl.shot_network import mirror_observations
 
@@ -73,8 +73,7 @@ class ShotLossConfig:
     @classmethod
     def of(cls, learner_config_dict: dict[str, Any]) -> ShotLossConfig:
         """Ours out of a ``learner_config_dict`` (other keys are left to other code)."""
-        names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in learner_config_dict.items() if k in names})
+        return cls(**own_keys(cls, learner_config_dict))
 
 
 def label_weights(batch: dict[str, Any], settings: ShotLossConfig) -> torch.Tensor:

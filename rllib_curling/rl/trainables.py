@@ -96,8 +96,6 @@ def curling_defaults(algo: str, config: AlgorithmConfig) -> AlgorithmConfig:
     if config._rl_module_spec is None:
         config.rl_module(rl_module_spec=module_spec(algo, network, **user_model_config))
     if algo == "BC" and config._learner_class is None:
-        from rllib_curling.rl.learners import learner_for
-
         config.learners(learner_class=learner_for(network, config.learner_config_dict))
     if config.env in (MULTI_AGENT_ENV_NAME, LEAGUE_ENV_NAME) and config.env_runner_cls is None:
         from rllib_curling.rl.env_runners import CurlingMultiAgentEnvRunner
@@ -236,3 +234,18 @@ TRAINABLES: dict[str, type[Algorithm]] = {
 }
 #: The algorithms with a curling-aware class (and a ready-made ``algorithm_config``).
 ALGORITHMS = tuple(TRAINABLES)
+
+
+def learner_for(network: str, learner_config_dict: dict[str, Any]) -> type:
+    """BC's Learner for a network (``models.network_name``): ``CurlingShotLearner`` for the shot
+    network, else ``CurlingBCLearner``; the settings are checked now, so a bad one fails in one
+    line."""
+    from rllib_curling.rl.learners import CurlingBCLearner, OfflineLossConfig
+    from rllib_curling.rl.shot_learner import CurlingShotLearner, ShotLossConfig
+    from rllib_curling.rl.shot_network import SHOT_MODEL_NAME
+
+    if network == SHOT_MODEL_NAME:
+        ShotLossConfig.of(learner_config_dict)
+        return CurlingShotLearner
+    OfflineLossConfig.of(learner_config_dict)
+    return CurlingBCLearner
