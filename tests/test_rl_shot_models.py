@@ -13,12 +13,18 @@ from ray.rllib.core.columns import Columns
 from rllib_curling import observation, sheet
 from rllib_curling.aiming import shots
 from rllib_curling.env import spaces
-from rllib_curling.rl import shot_models
+from rllib_curling.errors import ConfigError
+from rllib_curling.rl import shot_models, shot_network
 from rllib_curling.rl.models import module_spec, network_name
-from rllib_curling.rl.shot_learner import ShotLossConfig, label_weights, mirror_half
+from rllib_curling.rl.shot_learner import (
+    ShotLossConfig,
+    label_weights,
+    mirror_half,
+    screen_cross_entropy,
+)
 from rllib_curling.rl.shot_network import SHOT_MODEL_NAME, ShotNet, mirror_observations
 
-SMALL = {"width": 32, "layers": 1, "hiddens": [64]}
+SMALL = {"width": 32, "layers": 1, "hiddens": [64], "channels": 8, "dilations": [1, 2]}
 TX, TY = sheet.TEE
 
 
@@ -69,6 +75,42 @@ def test_shot_net__empty_sheet_gives_finite_outputs() -> None:
     assert torch.isfinite(logits).all() and torch.isfinite(net.value(g)).all()
 
 
+def _ice(obs: torch.Tensor) -> torch.Tensor:
+    stones, context = observation.split_observation(obs)
+    return shot_network.ice_map(stones, context)
+
+
+def test_ice_map__every_stone_in_play_is_one_unit_on_its_side() -> None:
+    pos = np.zeros((16, 2))
+    pos[0] = sheet.TEE  # mine (I throw first: even rows)
+    pos[1] = (TX + 0.6, TY + 3.1)
+    pos[3] = (TX - 1.13, TY - 0.4)
+    obs = torch.from_numpy(observation.encode_observation(pos, 5, 0, 4, 0, 0))[None]
+    ice = _ice(obs)[0]
+    assert ice.shape == (shot_network.GRID_CHANNELS, shot_network.GRID_ROWS, shot_network.GRID_COLS)
+    assert ice[0].sum() == pytest.approx(1.0) and ice[1].sum() == pytest.approx(2.0)
+    assert ice[0, shot_network.GRID_TEE_ROW, shot_network.GRID_TEE_COL] == pytest.approx(1.0)
+    stones, _ = observation.split_observation(obs)
+    read = shot_network.sample_at_stones(ice[None, :2], stones)[0]  # (16, 2)
+    assert read[0].tolist() == pytest.approx([1.0, 0.0])
+
+
+def test_ice_map__draw_points_lie_at_their_cells_centres() -> None:
+    ice = _ice(torch.zeros(1, observation.OBS_SIZE))[0]
+    x_plane, y_plane = ice[4].flatten(), ice[5].flatten()  # the cells' coordinates
+    cells = torch.from_numpy(shot_network.draw_cells())
+    points = torch.from_numpy(shots.DRAW_POINTS)
+    x = x_plane[cells].double() * observation.X_SCALE + sheet.CENTRE_X
+    y = y_plane[cells].double() * observation.Y_SCALE + sheet.TEE_Y
+    assert torch.allclose(x, points[:, 0], atol=1e-5) and torch.allclose(y, points[:, 1], atol=1e-5)
+
+
+def test_ice_map__mirrors_with_the_observation() -> None:
+    obs = _batch(8)[shot_models.OBSERVATIONS]
+    ice, mirrored = _ice(obs), _ice(mirror_observations(obs))
+    assert torch.allclose(mirrored[:, :4], ice[:, :4].flip(-1), atol=1e-5)
+
+
 @pytest.mark.parametrize("algo", ["ppo", "bc", "impala", "appo", "marwil"])
 def test_actor_critic__illegal_shots_get_no_probability(algo: str) -> None:
     module = _module(algo)
@@ -109,8 +151,13 @@ def test_mirror_half__labels_follow_their_positions() -> None:
     mask = batch[shot_models.ACTION_MASK].clone()
     obs = batch[shot_models.OBSERVATIONS].clone()
     legal = [int(np.flatnonzero(m)[-2]) for m in mask.numpy()]  # a hit where there are stones
-    train = {Columns.OBS: batch, Columns.ACTIONS: torch.tensor(legal),
-             "judged": torch.tensor(legal)[:, None].repeat(1, 3)}  # fmt: skip
+    screen = torch.where(mask > 0, torch.rand(mask.shape), torch.full(mask.shape, torch.nan))
+    train = {
+        Columns.OBS: batch,
+        Columns.ACTIONS: torch.tensor(legal),
+        "judged": torch.tensor(legal)[:, None].repeat(1, 3),
+        "screen": screen.clone(),
+    }
     mirror_half(train, torch.Generator().manual_seed(0))
     flipped = (train[Columns.OBS][shot_models.OBSERVATIONS] != obs).any(-1)
     assert 0 < flipped.sum() < 64
@@ -120,6 +167,9 @@ def test_mirror_half__labels_follow_their_positions() -> None:
         assert new_mask[b, a] == 1.0
         assert a == (shots.MIRROR[legal[b]] if flipped[b] else legal[b])
         assert (train["judged"][b] == a).all()
+        want = screen[b, shots.MIRROR] if flipped[b] else screen[b]
+        assert torch.equal(train["screen"][b].isnan(), new_mask[b] == 0)
+        assert torch.allclose(train["screen"][b].nan_to_num(), want.nan_to_num())
 
 
 def test_label_weights__a_near_tie_is_down_weighted() -> None:
@@ -132,3 +182,29 @@ def test_label_weights__a_near_tie_is_down_weighted() -> None:
     weights = label_weights(batch, ShotLossConfig(confident_z=2.0, tie_weight=0.25))
     assert weights.tolist() == [1.0, 0.25]
     assert label_weights(batch, ShotLossConfig()).tolist() == [1.0, 1.0]
+
+
+def test_screen_cross_entropy__is_the_cross_entropy_over_legal_shots() -> None:
+    screen = torch.tensor([[0.5, 0.3, torch.nan, 0.1], [torch.nan, 0.2, 0.2, torch.nan]])
+    logits = torch.tensor([[1.0, 0.0, 5.0, -1.0], [0.0, 2.0, 0.0, 0.0]])
+    legal = ~screen.isnan()
+    logp = torch.log_softmax(logits.masked_fill(~legal, -1e9), -1)
+    want = []
+    for row in range(2):
+        target = torch.softmax(screen[row][legal[row]] / 0.1, -1)
+        want.append(-(target * logp[row][legal[row]]).sum())
+    got = screen_cross_entropy(logp, screen, 0.1)
+    assert got.item() == pytest.approx(torch.stack(want).mean().item())
+
+
+def test_screen_cross_entropy__is_least_where_the_policy_is_the_target() -> None:
+    screen = torch.tensor([[0.5, 0.3, torch.nan, 0.1]])
+    target = torch.log_softmax(torch.tensor([[5.0, 3.0, -1e9, 1.0]]), -1)
+    other = torch.log_softmax(torch.tensor([[3.0, 5.0, -1e9, 1.0]]), -1)
+    assert screen_cross_entropy(target, screen, 0.1) < screen_cross_entropy(other, screen, 0.1)
+
+
+def test_shot_loss_config__targets_are_a_mixture() -> None:
+    with pytest.raises(ConfigError, match="soft_targets \\+ screen_targets"):
+        ShotLossConfig(soft_targets=0.6, screen_targets=0.5)
+    assert ShotLossConfig(soft_targets=0.5, screen_targets=0.5).screen_targets == 0.5

@@ -7,12 +7,15 @@ pipeline passes through into the train batch:
 
 | term   | loss                                                        | columns               |
 |--------|-------------------------------------------------------------|-----------------------|
-| policy | ``(1 − s) · w · CE(played) + s · CE(softmax(m / T))``:      | ``actions``,          |
-|        | the search's choice, and its noise-averaged values ``m``    | ``judged``,           |
-|        | of the shots it re-judged as soft targets. ``w`` = 1, or    | ``judged_mean``,      |
-|        | with ``confident_z`` > 0, ``tie_weight`` where the choice   | ``judged_se``         |
-|        | beat its runner-up by fewer than ``confident_z`` standard   |                       |
-|        | errors                                                      |                       |
+| policy | ``h · w · CE(played) + s · CE(softmax(m / T))``             | ``actions``,          |
+|        | ``+ c · CE(softmax(screen / T_c))``: the search's choice;   | ``judged``,           |
+|        | its noise-averaged values ``m`` of the shots it re-judged;  | ``judged_mean``,      |
+|        | its screen values of every legal shot (dense: the network   | ``judged_se``,        |
+|        | learns how far each shot falls short, not only which one    | ``screen``            |
+|        | won). ``s`` = ``soft_targets``, ``c`` = ``screen_targets``, |                       |
+|        | ``h = 1 − s − c``; ``w`` = 1, or with ``confident_z`` > 0,  |                       |
+|        | ``tie_weight`` where the choice beat its runner-up by fewer |                       |
+|        | than ``confident_z`` standard errors                        |                       |
 | value  | ``value_coeff · ½ (V − (2 · target − 1))²``: the search's   | ``value_target``      |
 |        | value one turn on, the win table's at the end's end          |                       |
 | score  | ``score_coeff · CE(end-score logits, the end's real score)`` | ``end_points``        |
@@ -45,7 +48,7 @@ from rllib_curling.rl.shot_network import mirror_observations
 
 #: The columns of ``offline.search_labels`` this Learner reads.
 JUDGED, JUDGED_MEAN, JUDGED_SE = "judged", "judged_mean", "judged_se"
-VALUE_TARGET, END_POINTS = "value_target", "end_points"
+VALUE_TARGET, END_POINTS, SCREEN = "value_target", "end_points", "screen"
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,8 @@ class ShotLossConfig:
 
     soft_targets: float = 0.5
     soft_temperature: float = 0.02
+    screen_targets: float = 0.0
+    screen_temperature: float = 0.02
     confident_z: float = 0.0
     tie_weight: float = 0.5
     value_coeff: float = 1.0
@@ -61,11 +66,17 @@ class ShotLossConfig:
     mirror: bool = True
 
     def __post_init__(self) -> None:
-        for name in ("soft_targets", "tie_weight"):
+        for name in ("soft_targets", "screen_targets", "tie_weight"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ConfigError(f"{name} must be in [0, 1], got {getattr(self, name)!r}")
-        if self.soft_temperature <= 0.0:
-            raise ConfigError(f"soft_temperature must be > 0, got {self.soft_temperature!r}")
+        if self.soft_targets + self.screen_targets > 1.0:
+            raise ConfigError(
+                f"soft_targets + screen_targets must be at most 1, got "
+                f"{self.soft_targets!r} + {self.screen_targets!r}"
+            )
+        for name in ("soft_temperature", "screen_temperature"):
+            if getattr(self, name) <= 0.0:
+                raise ConfigError(f"{name} must be > 0, got {getattr(self, name)!r}")
         for name in ("confident_z", "value_coeff", "score_coeff"):
             if getattr(self, name) < 0.0:
                 raise ConfigError(f"{name} must be >= 0, got {getattr(self, name)!r}")
@@ -113,13 +124,18 @@ class CurlingShotLearner(MARWILTorchLearner):
         logp = torch.log_softmax(fwd_out[Columns.ACTION_DIST_INPUTS], dim=-1)  # (B, N)
         actions = batch[Columns.ACTIONS].long()
         hard = -(label_weights(batch, settings) * logp.gather(-1, actions[:, None])[:, 0]).mean()
-        policy_loss = (1.0 - settings.soft_targets) * hard
+        metrics: dict[str, Any] = {"hard_loss": hard}
+        policy_loss = (1.0 - settings.soft_targets - settings.screen_targets) * hard
         if settings.soft_targets > 0.0:
             target = torch.softmax(batch[JUDGED_MEAN].float() / settings.soft_temperature, -1)
             judged_logp = logp.gather(-1, batch[JUDGED].long())  # (B, K)
             soft = -(target * judged_logp).sum(-1).mean()
             policy_loss = policy_loss + settings.soft_targets * soft
-        metrics: dict[str, Any] = {POLICY_LOSS_KEY: policy_loss, "hard_loss": hard}
+        if settings.screen_targets > 0.0:
+            screen_loss = screen_cross_entropy(logp, batch[SCREEN], settings.screen_temperature)
+            policy_loss = policy_loss + settings.screen_targets * screen_loss
+            metrics["screen_loss"] = screen_loss
+        metrics[POLICY_LOSS_KEY] = policy_loss
         total = policy_loss
         embeddings = fwd_out[Columns.EMBEDDINGS]
         if settings.value_coeff > 0.0:
@@ -141,12 +157,23 @@ class CurlingShotLearner(MARWILTorchLearner):
         return total
 
 
+def screen_cross_entropy(
+    logp: torch.Tensor, screen: torch.Tensor, temperature: float
+) -> torch.Tensor:
+    """The mean cross-entropy of log-probabilities ``logp`` (B, N) against ``softmax(screen /
+    temperature)`` over each row's legal shots (``screen`` (B, N): NaN where illegal)."""
+    legal = ~torch.isnan(screen)
+    z = torch.where(legal, screen.float() / temperature, torch.full_like(logp, -torch.inf))
+    target = torch.softmax(z, dim=-1)
+    return -torch.where(legal, target * logp, torch.zeros_like(logp)).sum(-1).mean()
+
+
 _MIRROR = torch.from_numpy(shots.MIRROR)
 
 
 def mirror_half(batch: dict[str, Any], generator: torch.Generator | None = None) -> None:
     """Reflect a random half of a module's train batch in place: observations, masks, the
-    played shots and the re-judged shots (``aiming.shots.MIRROR``)."""
+    played shots, the re-judged shots and the screen values (``aiming.shots.MIRROR``)."""
     obs = batch[Columns.OBS]
     rows = torch.rand(len(batch[Columns.ACTIONS]), generator=generator) < 0.5
     if not rows.any():
@@ -159,3 +186,5 @@ def mirror_half(batch: dict[str, Any], generator: torch.Generator | None = None)
     )
     if JUDGED in batch:
         batch[JUDGED][rows] = mirror[batch[JUDGED][rows].long()].to(batch[JUDGED].dtype)
+    if SCREEN in batch:
+        batch[SCREEN][rows] = batch[SCREEN][rows][:, mirror]
