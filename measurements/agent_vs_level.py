@@ -17,9 +17,9 @@ import time
 
 import numpy as np
 
+from rllib_curling.agent.player import agent_bot
 from rllib_curling.bots import make_bot
 from rllib_curling.bots.matches import play_match
-from rllib_curling.rl.policy_player import agent_bot
 
 
 def main() -> None:

@@ -8,9 +8,9 @@ of the set, a network over the set can in principle learn all of it.
 
 ``level8``: level 8's search (``bots.search.SPECS[8]``) over the shot set instead of its own
 candidates; ``level8-own``: level 8 unchanged (the reference, same games); ``agent``: the shipped
-agent's search (``rl.search.AGENT_SPEC``, its learned value weighted as ``builtin`` does) over the
-shot set alone (no proposals of its network). Prints one line per game and a JSON summary: wins,
-draws, losses, score rate (draws ½), median time per shot.
+agent's search (``agent.search.AGENT_SPEC``, its learned value weighted as ``builtin`` does) over
+the shot set alone (no proposals of its network). Prints one line per game and a JSON summary:
+wins, draws, losses, score rate (draws ½), median time per shot.
 """
 
 from __future__ import annotations
@@ -36,15 +36,14 @@ def searcher(kind: str) -> Any:
     if kind == "level8-own":
         return SearchBot(8)
     if kind == "agent":
-        from rllib_curling.rl.checkpoints import load_policy
-        from rllib_curling.rl.search import AGENT_SPEC, AgentSearch, module_leaf_value
+        from rllib_curling.agent.policy import load_policy
+        from rllib_curling.agent.search import AGENT_SPEC, AgentSearch, module_leaf_value
 
         policy = load_policy("builtin")
-        weight = float(policy.agent["search"]["value_weight"])  # type: ignore[attr-defined]
         return AgentSearch(
             np.zeros((0, 4)), dataclasses.replace(AGENT_SPEC, shots=True),
-            leaf_value=module_leaf_value(policy.values),  # type: ignore[attr-defined]
-            value_weight=weight,
+            leaf_value=module_leaf_value(policy.values),
+            value_weight=policy.search_defaults.value_weight,
         )  # fmt: skip
     raise SystemExit(f"unknown search {kind!r}: level8, level8-own or agent")
 

@@ -26,8 +26,9 @@ def no_ray_left() -> Iterator[None]:
 def test_improve__a_generation_from_an_agent_then_resumed(
     tmp_path: Path, capsys: pytest.CaptureFixture, no_leftover_servers: None, no_ray_left: None
 ) -> None:
+    from rllib_curling.agent.policy import load_policy
     from rllib_curling.offline.dataset import read_rows
-    from rllib_curling.rl.checkpoints import agent_info, load_policy
+    from rllib_curling.rl.checkpoints import agent_info
 
     argv = ["improve", "builtin", str(tmp_path / "gen"), "--games", "2", "--ends", "1",
             "--iterations", "1", "--opponents", "2"]  # fmt: skip

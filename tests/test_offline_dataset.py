@@ -176,9 +176,9 @@ def test_generate__a_checkpoint_teacher_plays_with_its_search(
     import gymnasium as gym
 
     from rllib_curling import observation
+    from rllib_curling.agent.player import agent_bot
     from rllib_curling.rl.checkpoints import export_agent
     from rllib_curling.rl.models import module_spec
-    from rllib_curling.rl.policy_player import agent_bot
 
     spec = module_spec("ppo", stone_hiddens=[16], context_hiddens=[8], hiddens=[16])
     spec.observation_space = gym.spaces.Box(-4.0, 4.0, (observation.OBS_SIZE,), np.float32)

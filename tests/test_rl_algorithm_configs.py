@@ -8,7 +8,6 @@ observations and 8-step episodes.
 
 from __future__ import annotations
 
-import shutil
 import sys
 import time
 from collections.abc import Iterator
@@ -21,10 +20,10 @@ import pytest
 from rllib_helpers import assert_resumes
 
 from rllib_curling import observation as spaces
+from rllib_curling.agent.policy import load_policy
 from rllib_curling.aiming.templates import TEMPLATES
 from rllib_curling.rl import registration
 from rllib_curling.rl.algorithm_configs import algorithm_config
-from rllib_curling.rl.checkpoints import load_policy
 
 FAKE_ENV = "curling-smoke-test-fake"
 SMALL = {"stone_hiddens": [16, 16], "context_hiddens": [16], "hiddens": [32]}
@@ -222,14 +221,3 @@ def test_algorithm_config__names_and_errors() -> None:
     assert not old.enable_rl_module_and_learner and old.num_gpus == 0
     assert old.model["custom_model"] == "curling_net"
     assert old.model["custom_model_config"]["attention"] is True
-
-
-def test_load_policy__explains_bad_paths(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError):
-        load_policy(tmp_path / "missing")
-    (tmp_path / "policies" / "default_policy").mkdir(parents=True)
-    with pytest.raises(ValueError, match="old-API-stack"):
-        load_policy(tmp_path)
-    shutil.rmtree(tmp_path / "policies")
-    with pytest.raises(FileNotFoundError, match="no RLlib checkpoint"):
-        load_policy(tmp_path)

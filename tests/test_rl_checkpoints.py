@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from agent_helpers import saved_module
 
 from rllib_curling.rl.checkpoints import MODULE_DIR, find_checkpoint
 
@@ -81,28 +82,14 @@ def test_missing_or_empty__says_what_it_found(tmp_path: Path) -> None:
         find_checkpoint(tmp_path / "empty")
 
 
-def small_module(path: Path, algo: str = "ppo") -> Path:
-    """A small curling module of ``algo`` (Discrete templates) saved at ``path``."""
-    import gymnasium as gym
-    import numpy as np
-
-    from rllib_curling import observation
-    from rllib_curling.rl.models import module_spec
-
-    spec = module_spec(algo, stone_hiddens=[16, 16], context_hiddens=[8], hiddens=[32])
-    spec.observation_space = gym.spaces.Box(-4.0, 4.0, (observation.OBS_SIZE,), np.float32)
-    spec.action_space = gym.spaces.Discrete(65)
-    spec.build().save_to_path(path)
-    return path
-
-
 def test_agent_folder__same_policy_and_value_as_the_checkpoint(tmp_path: Path) -> None:
     import numpy as np
 
     from rllib_curling import observation
-    from rllib_curling.rl.checkpoints import AGENT_FILE, export_agent, load_policy
+    from rllib_curling.agent.policy import load_policy
+    from rllib_curling.rl.checkpoints import AGENT_FILE, export_agent
 
-    source = small_module(tmp_path / "module")
+    source = saved_module(tmp_path / "module")
     out = export_agent(source, tmp_path / "agent", search={"k": 4, "value_weight": 0.25},
                        card="# card\n")  # fmt: skip
     assert sorted(p.name for p in out.iterdir()) == ["MODEL_CARD.md", AGENT_FILE, "weights.pt"]
@@ -111,16 +98,17 @@ def test_agent_folder__same_policy_and_value_as_the_checkpoint(tmp_path: Path) -
     obs = np.random.default_rng(0).uniform(-1, 1, (8, observation.OBS_SIZE)).astype(np.float32)
     np.testing.assert_array_equal(a(obs), b(obs))
     np.testing.assert_allclose(a.values(obs), b.values(obs), rtol=0, atol=1e-6)
-    assert a.agent is None and b.agent["search"] == {"k": 4, "value_weight": 0.25}
+    assert a.agent_info is None and b.agent_info["search"] == {"k": 4, "value_weight": 0.25}
     info = json.loads((out / AGENT_FILE).read_text())
     assert info["module"] == "CurlingActorCritic" and info["action"] == "discrete"
     assert info["model_config"]["hiddens"] == [32]
 
 
 def test_agent_folder__of_another_format_is_refused(tmp_path: Path) -> None:
-    from rllib_curling.rl.checkpoints import AGENT_FILE, export_agent, load_policy
+    from rllib_curling.agent.policy import load_policy
+    from rllib_curling.rl.checkpoints import AGENT_FILE, export_agent
 
-    out = export_agent(small_module(tmp_path / "module"), tmp_path / "agent")
+    out = export_agent(saved_module(tmp_path / "module"), tmp_path / "agent")
     info = json.loads((out / AGENT_FILE).read_text())
     (out / AGENT_FILE).write_text(json.dumps({**info, "format": 99}))
     with pytest.raises(ValueError, match="agent format 99"):
@@ -131,18 +119,19 @@ def test_builtin__the_shipped_agent_loads_and_searches_by_default() -> None:
     import numpy as np
 
     from rllib_curling import observation
-    from rllib_curling.rl.checkpoints import BUILTIN_DIR, CARD_FILE, WEIGHTS_FILE, load_policy
-    from rllib_curling.rl.policy_player import PolicyPlayer
+    from rllib_curling.agent.player import PolicyPlayer
+    from rllib_curling.agent.policy import load_policy
+    from rllib_curling.rl.checkpoints import BUILTIN_DIR, CARD_FILE, WEIGHTS_FILE
 
     assert find_checkpoint("builtin") == BUILTIN_DIR
     assert (BUILTIN_DIR / WEIGHTS_FILE).stat().st_size <= 5_000_000
     assert "curling dataset" in (BUILTIN_DIR / CARD_FILE).read_text(encoding="utf-8")
     policy = load_policy("builtin")
-    assert policy.values is not None
+    assert policy.has_values
     obs = np.zeros((2, observation.OBS_SIZE), np.float32)
     assert policy(obs).shape == (2,)
     player = PolicyPlayer.from_checkpoint("builtin")
-    assert player.search is not None and player.search.k == policy.agent["search"]["k"] >= 1
+    assert player.search is not None and player.search.k == policy.search_defaults.k >= 1
     assert PolicyPlayer.from_checkpoint("builtin", search=0).search is None  # --no-search
 
 
@@ -152,7 +141,7 @@ def test_curling_export__writes_an_agent_folder_or_one_line_error(
     from rllib_curling.cli import curling
     from rllib_curling.rl.checkpoints import agent_info
 
-    source = small_module(tmp_path / "module")
+    source = saved_module(tmp_path / "module")
     card = tmp_path / "card.md"
     card.write_text("# mine\n", encoding="utf-8")
     argv = ["export", str(source), str(tmp_path / "agent"), "--search", "4",
@@ -176,3 +165,23 @@ def test_experiment_dir__trials_without_games_pick_the_newest(tmp_path: Path) ->
         os.utime(checkpoint, (1000.0 + k, 1000.0 + k))  # the second is the newer
         (trial / "result.json").write_text(json.dumps({"training_iteration": 1}) + "\n")
     assert find_checkpoint(exp).parent.name == "BC_curling_0bad_0"
+
+
+def test_module_at__reads_a_found_module_directory_without_finding_it_again(
+    tmp_path: Path,
+) -> None:
+    from rllib_curling.rl.checkpoints import (
+        agent_info,
+        agent_info_at,
+        export_agent,
+        load_module_at,
+        module_checkpoint_dir,
+    )
+
+    source = saved_module(tmp_path / "module")
+    agent = export_agent(source, tmp_path / "agent", search={"k": 2})
+    assert agent_info_at(module_checkpoint_dir(source)) is None  # an RLlib module directory
+    assert agent_info_at(agent) == agent_info(agent) and agent_info_at(agent)["search"] == {"k": 2}
+    for path in (source, agent):
+        module = load_module_at(path, agent_info_at(path))
+        assert type(module).__name__ == "CurlingActorCritic"

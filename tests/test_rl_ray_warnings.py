@@ -59,7 +59,7 @@ def test_policy_player__loading_a_checkpoint_logs_no_deprecation_warning(
         f"""
         import json, warnings
         import numpy as np
-        from rllib_curling.rl.policy_player import PolicyPlayer
+        from rllib_curling.agent.player import PolicyPlayer
         from rllib_curling.env.spaces import observation_space
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")

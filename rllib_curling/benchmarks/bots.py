@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     result: dict[str, dict[str, float]] = {}
     players: list[tuple[str, Bot | None]] = [(str(level), None) for level in LEVELS]
     if args.agent is not None:
-        from rllib_curling.rl.policy_player import agent_bot
+        from rllib_curling.agent.player import agent_bot
 
         players.append(("agent", agent_bot(args.agent)))
     for name, bot in players:

@@ -69,7 +69,7 @@ REPLY_SPEC = SearchSpec()
 
 #: ``leaf_value(state, positions, shot)``: (M,) chance to win (draws half) of the player who threw
 #: stone ``shot`` (``state.shot`` or the next one) from ``state``, for positions ``(M, 16, 2)``
-#: right after that stone stopped; a learned value (``rl.search``) the search blends in.
+#: right after that stone stopped; a learned value (``agent.search``) the search blends in.
 LeafValue = Callable[[GameState, np.ndarray, int], np.ndarray]
 NAMES = {5: "template search", 6: "search", 7: "search with replies", 8: "deep search"}
 

@@ -69,7 +69,7 @@ def level_list(what: str) -> Callable[[str], tuple[int, ...]]:
 
 def add_search_options(p: argparse.ArgumentParser) -> None:
     """``--search K``, ``--no-search``, ``--samples N`` and ``--value-weight W``: the agent's
-    search (``rl.search``) for a checkpoint's policy."""
+    search (``agent.search``) for a checkpoint's policy."""
     p.add_argument(
         "--search", type=positive_int, default=None, metavar="K",
         help="play the agent's search: the policy's top K actions joined with level 8's "
@@ -123,8 +123,8 @@ def load_player(
     """A ``PolicyPlayer`` of ``checkpoint`` (anything ``load_policy`` takes) playing as
     ``options`` say (``seed``: its search's simulations); ``UsageError`` with the reason, in one
     line, when it cannot be loaded."""
+    from rllib_curling.agent.player import PolicyPlayer
     from rllib_curling.cli import UsageError
-    from rllib_curling.rl.policy_player import PolicyPlayer
 
     try:
         return PolicyPlayer.from_checkpoint(

@@ -1,7 +1,7 @@
-"""The RLlib layer: the curling network, ready-made algorithm configs, Tune glue, callbacks, the
-policy player. Importing it registers the env, the network and the trainables with Ray
-(``rllib_curling.rl.registration``), and drops a warning Ray logs about its own code
-(``rllib_curling.rl.ray_warnings``).
+"""The RLlib layer: the curling network, ready-made algorithm configs, Tune glue, callbacks,
+checkpoints (playing a trained agent is the layer above: ``rllib_curling.agent``). Importing it
+registers the env, the network and the trainables with Ray (``rllib_curling.rl.registration``),
+and drops a warning Ray logs about its own code (``rllib_curling.rl.ray_warnings``).
 
 | module                | what it holds                                                      |
 |-----------------------|--------------------------------------------------------------------|
@@ -18,9 +18,7 @@ policy player. Importing it registers the env, the network and the trainables wi
 | ``env_runners``       | ``CurlingMultiAgentEnvRunner``: multi-agent games stepped together |
 | ``experiments``       | ``ExperimentSpec``: ``rllib train``'s typed experiment and checks  |
 | ``tuning``            | building a trial's config and running a Tune experiment            |
-| ``checkpoints``       | finding a checkpoint, ``load_policy``, ``export_agent``            |
-| ``policy_player``     | ``PolicyPlayer``: a trained policy as a player on any server       |
-| ``search``            | the agent's search (``AgentBot``): the policy's shots, a search    |
+| ``checkpoints``       | finding a checkpoint, loading its module, ``export_agent``         |
 | ``registration``      | what is registered with Ray, and ``register()``                    |
 | ``ray_warnings``      | the filter of Ray's warnings about its own internals               |
 """

@@ -1,10 +1,11 @@
-"""Checkpoints: find the RLModule inside an RLlib checkpoint or run directory, and load a policy.
+"""Checkpoints: find the RLModule inside an RLlib checkpoint or run directory, and load it.
 
 ``find_checkpoint`` accepts what a user has at hand (an ``algo.save_to_path()`` dir, a Tune
 trial checkpoint, a trial dir, an experiment dir, a ``ray.tune.Checkpoint``, the module dir, an
 agent folder; any of them relative, absolute or with ``~``), or ``builtin``: the agent shipped in
-the package. ``load_policy`` turns it into a deterministic ``obs -> action`` function without
-building the algorithm.
+the package. ``load_module`` loads its RLModule without building the algorithm (``agent_info_at``
+and ``load_module_at`` do it for a module directory found already); ``agent.policy.load_policy``
+turns it into a policy that plays.
 
 An **agent folder** (``export_agent``; the shipped agent is one) is a trained network with
 nothing else: ``agent.json`` (the module's class, model config and action space, and how its
@@ -16,11 +17,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 #: Where a new-API-stack algorithm checkpoint keeps its RLModules.
 MODULE_DIR = Path("learner_group", "learner", "rl_module")
@@ -142,133 +140,15 @@ def module_checkpoint_dir(checkpoint: Any, module_id: str = "default_policy") ->
     raise FileNotFoundError(f"{path} holds no RLlib checkpoint (no {MODULE_DIR}/{module_id})")
 
 
-def load_policy(
-    checkpoint: Any, module_id: str = "default_policy", *, normalize_actions: bool = True
-) -> Callable[[np.ndarray], Any]:
-    """A deterministic policy ``obs -> action`` from a checkpoint, without building the algorithm.
-
-    Loads the module with ``RLModule.from_checkpoint`` and calls ``forward_inference``: argmax for
-    Discrete/MultiDiscrete (and DQN's greedy action), the Gaussian's mean for Box, mapped from
-    [-1, 1] to the Box bounds as RLlib does with ``normalize_actions=True`` (else clipped).
-    ``obs`` of shape ``(OBS_SIZE,)`` gives one action; ``(B, OBS_SIZE)`` gives a batch.
-    """
-    import gymnasium as gym
-    import torch
-    from ray.rllib.core.columns import Columns
-    from ray.rllib.utils.spaces.space_utils import unsquash_action
-
-    module = load_module(checkpoint, module_id)
-    module.eval()
-    space = module.action_space
-
-    def to_space(actions: np.ndarray) -> np.ndarray:
-        """A batch of the module's actions as actions of ``space``: Box actions mapped from
-        [-1, 1] (``normalize_actions``) and clipped, others cast."""
-        if not isinstance(space, gym.spaces.Box):
-            return actions.astype(space.dtype)
-        if normalize_actions:
-            actions = unsquash_action(actions, space)
-        return np.clip(actions, space.low, space.high).astype(space.dtype)
-
-    masked = isinstance(module.observation_space, gym.spaces.Dict)  # action="shots"
-
-    def as_batch(obs: Any) -> tuple[Any, bool]:
-        """``obs`` (one observation or a batch; a flat array, or for ``action="shots"`` the
-        env's dict) as the module's input batch, and whether it was one observation. A flat
-        observation given to a masked module counts every action as legal."""
-        if isinstance(obs, dict):
-            flat = np.asarray(obs["observations"], dtype=np.float32)
-            mask = np.asarray(obs["action_mask"], dtype=np.float32)
-        else:
-            flat = np.asarray(obs, dtype=np.float32)
-            mask = None
-        single = flat.ndim == 1
-        if single:
-            flat = flat[None]
-            mask = None if mask is None else mask[None]
-        if not masked:
-            return torch.from_numpy(flat), single
-        if mask is None:
-            mask = np.ones((len(flat), int(space.n)), np.float32)
-        return {
-            "observations": torch.from_numpy(flat),
-            "action_mask": torch.from_numpy(mask),
-        }, single
-
-    def policy(obs: Any) -> Any:
-        batch, single = as_batch(obs)
-        with torch.no_grad():
-            out = module.forward_inference({Columns.OBS: batch})
-            if Columns.ACTIONS in out:
-                actions = out[Columns.ACTIONS]
-            else:
-                dist = module.get_inference_action_dist_cls().from_logits(
-                    out[Columns.ACTION_DIST_INPUTS]
-                )
-                actions = dist.to_deterministic().sample()
-        actions = to_space(actions.cpu().numpy())
-        if not single:
-            return actions
-        return int(actions[0]) if isinstance(space, gym.spaces.Discrete) else actions[0]
-
-    def scores(obs: Any) -> np.ndarray:
-        """One forward pass: the action scores (logits, Gaussian inputs or DQN's Q-values) of
-        one observation, as float64."""
-        batch, _ = as_batch(obs)
-        with torch.no_grad():
-            if hasattr(module, "compute_q_values"):  # DQN: rank by Q-value
-                out = module.compute_q_values({Columns.OBS: batch})
-            else:
-                out = module.forward_inference({Columns.OBS: batch})
-        found = out.get(Columns.ACTION_DIST_INPUTS, out.get("qf_preds"))
-        if found is None:
-            raise ValueError("this module gives no action scores to rank (no logits or Q-values)")
-        return found[0].cpu().numpy().astype(np.float64)
-
-    def ranked(scores: np.ndarray, k: int, rng: np.random.Generator) -> list[Any]:
-        """``propose`` from the ``scores`` of one observation."""
-        if isinstance(space, gym.spaces.Discrete):
-            order = np.argsort(-scores, kind="stable")[: max(1, k)]
-            return [int(i) for i in order]
-        mean, log_std = np.split(scores, 2)
-        draws = mean + np.exp(log_std) * rng.standard_normal((max(1, k) - 1, len(mean)))
-        return list(to_space(np.concatenate([mean[None], draws]).astype(np.float32)))
-
-    def propose(obs: np.ndarray, k: int, rng: np.random.Generator) -> list[Any]:
-        """Up to ``k`` distinct candidate actions for one observation, most likely first:
-        Discrete: the ``k`` highest logits (or Q-values); Box: the Gaussian's mean, then
-        ``k - 1`` draws from it (``rng``), mapped like ``policy``'s actions."""
-        return ranked(scores(obs), k, rng)
-
-    def likely(obs: np.ndarray, k: int) -> tuple[list[Any], list[float] | None]:
-        """The ``k`` most likely actions for one observation and their probabilities (Discrete
-        policies: the softmax of the logits; None for Q-values and Box policies, which give
-        their mean first). One forward pass serves both."""
-        found = scores(obs)
-        actions = ranked(found, k, np.random.default_rng(0))
-        if not isinstance(space, gym.spaces.Discrete) or hasattr(module, "compute_q_values"):
-            return actions, None
-        probabilities = torch.softmax(torch.from_numpy(found), dim=0).cpu().numpy()
-        return actions, [float(probabilities[a]) for a in actions]
-
-    def values(obs: np.ndarray) -> np.ndarray:
-        """(B,) the value head's estimate for a batch of observations (B, OBS_SIZE)."""
-        batch, _ = as_batch(np.asarray(obs, dtype=np.float32))
-        with torch.no_grad():
-            return module.compute_values({Columns.OBS: batch}).cpu().numpy()
-
-    policy.propose = propose  # type: ignore[attr-defined]
-    policy.likely = likely  # type: ignore[attr-defined]
-    policy.module = module  # type: ignore[attr-defined]
-    policy.action_space = space  # type: ignore[attr-defined]
-    policy.values = values if hasattr(module, "compute_values") else None  # type: ignore
-    policy.agent = agent_info(checkpoint, module_id)  # type: ignore[attr-defined]
-    return policy
-
-
 def agent_info(checkpoint: Any, module_id: str = "default_policy") -> dict[str, Any] | None:
     """An agent folder's ``agent.json`` (None for an RLlib checkpoint)."""
-    path = module_checkpoint_dir(checkpoint, module_id) / AGENT_FILE
+    return agent_info_at(module_checkpoint_dir(checkpoint, module_id))
+
+
+def agent_info_at(module_dir: Path) -> dict[str, Any] | None:
+    """The ``agent.json`` in ``module_dir`` (a ``module_checkpoint_dir``, found already), or
+    None when it is an RLlib module directory. ``ValueError`` for another agent format."""
+    path = Path(module_dir) / AGENT_FILE
     if not path.is_file():
         return None
     with open(path, encoding="utf-8") as fh:
@@ -281,12 +161,18 @@ def agent_info(checkpoint: Any, module_id: str = "default_policy") -> dict[str, 
 
 def load_module(checkpoint: Any, module_id: str = "default_policy") -> Any:
     """The RLModule of ``checkpoint`` (``module_checkpoint_dir``; an agent folder included)."""
-    from ray.rllib.core.rl_module.rl_module import RLModule
-
     module_dir = module_checkpoint_dir(checkpoint, module_id)
-    info = agent_info(module_dir)
+    return load_module_at(module_dir, agent_info_at(module_dir))
+
+
+def load_module_at(module_dir: Path, info: dict[str, Any] | None) -> Any:
+    """The RLModule in ``module_dir`` (a ``module_checkpoint_dir``, found already), whose
+    ``agent_info_at`` is ``info``: an agent folder's weights in the module class it names, else
+    RLlib's ``RLModule.from_checkpoint``."""
     if info is None:
-        return RLModule.from_checkpoint(module_dir.as_posix())
+        from ray.rllib.core.rl_module.rl_module import RLModule
+
+        return RLModule.from_checkpoint(Path(module_dir).as_posix())
     import torch
 
     from rllib_curling.env.config import CurlingEnvConfig
@@ -301,7 +187,7 @@ def load_module(checkpoint: Any, module_id: str = "default_policy") -> Any:
         observation_space=observation_space(info["action"]), action_space=space,
         model_config=info["model_config"],
     )  # fmt: skip
-    state = torch.load(module_dir / WEIGHTS_FILE, map_location="cpu", weights_only=True)
+    state = torch.load(Path(module_dir) / WEIGHTS_FILE, map_location="cpu", weights_only=True)
     module.load_state_dict(state)
     return module
 
@@ -315,8 +201,8 @@ def export_agent(
     card: str = "",
 ) -> Path:
     """Write the policy of ``checkpoint`` as an agent folder ``out`` (see the module docstring):
-    weights only, with ``search`` (the search's defaults: ``k``, ``value_weight``) and the model
-    card ``card`` (Markdown). Returns the folder."""
+    weights only, with ``search`` (the search's defaults, as ``agent.policy.SearchDefaults``'s
+    ``as_dict()`` gives them) and the model card ``card`` (Markdown). Returns the folder."""
     import torch
 
     from rllib_curling.env.spaces import action_mode

@@ -342,7 +342,7 @@ def _warm_up_bots() -> None:
 class BotPlayer(Player):
     """A built-in opponent (``rllib_curling.bots.make_bot(level)``) answering in-process, or
     any ``Bot`` (``of``: an agent the server was given). A bot that explains its throws (an
-    ``explanation()`` method, e.g. ``rl.search.AgentBot``) has it written into the shot's
+    ``explanation()`` method, e.g. ``agent.search.AgentBot``) has it written into the shot's
     record (``explain``)."""
 
     def __init__(self, level: int, seat: int, *, bot: Any = None, kind: str | None = None) -> None:

@@ -81,14 +81,14 @@ def _teacher(text: str) -> int | str:
 def make_teacher_of(teacher: int | str, action: str = "discrete") -> Any:
     """``generate``'s ``make_teacher`` for a checkpoint teacher (its path made absolute), else
     None (a level teaches itself); loads the checkpoint now, so a bad one fails in one line.
-    ``action="shots"``: the agent's search over the shot set (``rl.search.shot_teacher``)."""
+    ``action="shots"``: the agent's search over the shot set (``agent.search.shot_teacher``)."""
     if not isinstance(teacher, str):
         return None
     import functools
 
+    from rllib_curling.agent.player import agent_bot
+    from rllib_curling.agent.search import shot_teacher
     from rllib_curling.rl.checkpoints import find_checkpoint
-    from rllib_curling.rl.policy_player import agent_bot
-    from rllib_curling.rl.search import shot_teacher
 
     path = str(find_checkpoint(teacher))
     make = shot_teacher if action == "shots" else agent_bot

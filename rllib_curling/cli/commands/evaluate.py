@@ -122,9 +122,9 @@ def evaluate(
 
     ``watch``: env_config keys of the private server's web page (``http_port``, ``log_dir``).
     """
+    from rllib_curling.agent.player import PolicyPlayer
     from rllib_curling.env.curling_env import CurlingEnv
     from rllib_curling.game import Result, result_of
-    from rllib_curling.rl.policy_player import PolicyPlayer
 
     player = player or PolicyPlayer.from_checkpoint(checkpoint, module_id)
     env = CurlingEnv(

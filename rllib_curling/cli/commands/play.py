@@ -69,9 +69,9 @@ def _record_writer(path: str) -> Callable[[dict[str, Any]], None]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rllib_curling.agent.player import play_session
     from rllib_curling.client import CurlingClient
     from rllib_curling.errors import ConnectionLostError
-    from rllib_curling.rl.policy_player import play_session
 
     player = load_player(args.checkpoint, args.module_id, SearchOptions.from_args(args))
     if args.explain and not (args.watch or args.record):

@@ -10,7 +10,7 @@ server started on HOST:PORT once per opponent, as with ``curling match``). Every
 the hammer in end 1, in the 1st, 3rd, ... game; with an odd number it has one game more
 without the hammer). Bot against bot plays in-process (``bots.matches.play_match``); a pair with
 a checkpoint or the external AI plays on a private server in this process, the checkpoints
-as clients in threads (``rl.policy_player``).
+as clients in threads (``agent.player``).
 
 ``--pairs adjacent`` plays only each player against the next one listed ((1,2), (2,3), ...):
 n − 1 pairs instead of n(n − 1)/2, for fields too slow for a round robin (list the players by

@@ -12,7 +12,7 @@ the games are played:
 |                              | in a pool of processes, one pair per task)                       |
 | checkpoint - bot             | a private server in a thread (``ServerConfig.opponent``, the bot |
 |                              | as Player1 in game 1 when it is listed first); the checkpoint is |
-|                              | a client in a thread (``rl.policy_player.play_session``)         |
+|                              | a client in a thread (``agent.player.play_session``)             |
 | checkpoint - checkpoint      | a private server and two clients, seated in list order (the      |
 |                              | lobby seats by arrival), so the first is Player1 in game 1       |
 | tcp - bot, tcp - checkpoint  | the server listens on the tcp player's HOST:PORT and the        |
@@ -250,9 +250,9 @@ def _seat(
     count: Callable[[float], None] | None,
 ) -> threading.Thread:
     """Connect a checkpoint's client (seated now) and play its games in a thread."""
+    from rllib_curling.agent.player import play_session
     from rllib_curling.client import CurlingClient
     from rllib_curling.errors import CurlingError
-    from rllib_curling.rl.policy_player import play_session
 
     client = CurlingClient(host, port, key="rate", name=f"rate {e.name}", timeout=timeout)
     client.connect()

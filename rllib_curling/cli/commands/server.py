@@ -271,7 +271,7 @@ def _web_banner(config: ServerConfig, play_key: str) -> Callable[[str], None]:
 
 def agent_factories(specs: list[str]) -> dict[str, Callable[[], Any]]:
     """``--agent [NAME=]CHECKPOINT`` → the server's agents by name, each a factory of an
-    explaining in-process bot (``rl.search.AgentBot``); the checkpoint is loaded once, here, so
+    explaining in-process bot (``agent.search.AgentBot``); the checkpoint is loaded once, here, so
     a bad one fails at start in one line (``ConfigError``)."""
     import dataclasses
 
@@ -285,8 +285,8 @@ def agent_factories(specs: list[str]) -> dict[str, Callable[[], Any]]:
         if not name or name in agents:
             raise ConfigError(f"--agent {spec!r}: each agent needs a name of its own (NAME=PATH)")
         try:
-            from rllib_curling.rl.policy_player import PolicyPlayer
-            from rllib_curling.rl.search import AgentBot
+            from rllib_curling.agent.player import PolicyPlayer
+            from rllib_curling.agent.search import AgentBot
         except ImportError as exc:
             raise ConfigError(f"--agent needs the rl extra ({exc.name} is missing)") from None
         try:
@@ -296,7 +296,7 @@ def agent_factories(specs: list[str]) -> dict[str, Callable[[], Any]]:
 
         def factory(player: Any = player, name: str = name) -> Any:
             search = None if player.search is None else dataclasses.replace(player.search)
-            return AgentBot(player.policy, search, name=name, explain=True)
+            return AgentBot(player.loaded(), search, name=name, explain=True)
 
         agents[name] = factory
     return agents

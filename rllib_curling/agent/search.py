@@ -29,9 +29,11 @@ from typing import Any
 import numpy as np
 
 from rllib_curling import observation
+from rllib_curling.agent.policy import LoadedPolicy, load_policy
 from rllib_curling.aiming.shots import legal_shots
 from rllib_curling.aiming.tables import ShotTables, shot_tables
 from rllib_curling.bots.base import Bot, Throw, finish
+from rllib_curling.bots.candidates import SearchSpec
 from rllib_curling.bots.levels import MAX_LEVEL
 from rllib_curling.bots.search import SPECS, LeafValue, SearchBot
 from rllib_curling.client import CurlingClient
@@ -101,7 +103,7 @@ class AgentSearch(SearchBot):
     def __init__(
         self,
         proposals: np.ndarray,
-        spec: Any = AGENT_SPEC,
+        spec: SearchSpec = AGENT_SPEC,
         *,
         level_candidates: bool = True,
         leaf_value: LeafValue | None = None,
@@ -117,21 +119,18 @@ class AgentSearch(SearchBot):
         return np.concatenate([self.proposals, super().candidates(state, tables)])
 
 
-def shot_teacher(checkpoint: str, name: str | None = None) -> Any:
+def shot_teacher(checkpoint: str, name: str | None = None) -> Bot:
     """The agent of ``checkpoint`` as a teacher over the shot set (``curling dataset --action
     shots``): ``AGENT_SPEC``'s search with the shot set's legal actions as its only candidates,
     positions judged with the network's learned value weighted as the agent folder says (none
     for a plain checkpoint); it keeps each judgement (``offline.search_labels.JudgingBot``)."""
     from rllib_curling.offline.search_labels import JudgingBot
-    from rllib_curling.rl.checkpoints import load_policy
 
     policy = load_policy(checkpoint)
-    agent = policy.agent or {}  # type: ignore[attr-defined]  # load_policy's attributes
-    values = policy.values  # type: ignore[attr-defined]
-    weight = float(agent.get("search", {}).get("value_weight", 0.0)) if values is not None else 0.0
+    weight = policy.search_defaults.value_weight if policy.has_values else 0.0
     search = AgentSearch(
         np.zeros((0, 4)), dataclasses.replace(AGENT_SPEC, shots=True),
-        leaf_value=module_leaf_value(values) if weight > 0 else None, value_weight=weight,
+        leaf_value=module_leaf_value(policy.values) if weight > 0 else None, value_weight=weight,
     )  # fmt: skip
     return JudgingBot(search, name=name or f"agent {checkpoint} over the shot set")
 
@@ -185,15 +184,15 @@ class PolicySearch:
 
 
 class AgentBot(Bot):
-    """A policy (``load_policy``), with the agent's search or without, as an in-process bot:
-    it plays from a ``GameState`` as the env would see it (``curling dataset``'s teacher, matches
-    without a server, a seat on ``curling server``'s page). ``search=None``: the policy's own
-    choice. ``explain``: ``explanation()`` says why it threw what it threw (below)."""
+    """A loaded policy (``agent.policy.load_policy``), with the agent's search or without, as an
+    in-process bot: it plays from a ``GameState`` as the env would see it (``curling dataset``'s
+    teacher, matches without a server, a seat on ``curling server``'s page). ``search=None``: the
+    policy's own choice. ``explain``: ``explanation()`` says why it threw what it threw (below)."""
 
     level = -1
 
     def __init__(
-        self, policy: Any, search: PolicySearch | None = None, name: str = "agent",
+        self, policy: LoadedPolicy, search: PolicySearch | None = None, name: str = "agent",
         *, explain: bool = False,
     ) -> None:  # fmt: skip
         self.policy = policy
@@ -236,18 +235,18 @@ class AgentBot(Bot):
         """
         return self._explanation
 
-    def _explain(self, obs: np.ndarray, throw_of: Callable[[Any], Throw]) -> dict[str, Any]:
+    def _explain(self, obs: Any, throw_of: Callable[[Any], Throw]) -> dict[str, Any]:
         return explain_throw(self.policy, self.search, obs, throw_of)
 
 
 def explain_throw(
-    policy: Any, search: PolicySearch | None, obs: np.ndarray, throw_of: Callable[[Any], Throw]
+    policy: LoadedPolicy, search: PolicySearch | None, obs: Any, throw_of: Callable[[Any], Throw]
 ) -> dict[str, Any]:
-    """Why a policy (``load_policy``), with ``search`` or without, threw from ``obs``: the keys
-    of ``AgentBot.explanation``. ``throw_of(action)``: the throw of one of its actions."""
+    """Why a loaded policy, with ``search`` or without, threw from ``obs``: the keys of
+    ``AgentBot.explanation``. ``throw_of(action)``: the throw of one of its actions."""
     top, probabilities = policy.likely(obs, EXPLAIN_TOP)
     win = None
-    if policy.values is not None:
+    if policy.has_values:
         flat = obs["observations"] if isinstance(obs, dict) else obs
         value = float(policy.values(np.asarray(flat)[None])[0])
         win = round(float(np.clip(0.5 + 0.5 * value, 0.0, 1.0)), 4)

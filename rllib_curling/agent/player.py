@@ -3,7 +3,7 @@
 Used by ``curling play`` (on any server speaking the protocol, the platform's included) and by
 ``rllib evaluate``. The action mode (continuous, with or without sweep, or discrete templates) is
 read from the policy's action space, so the same code plays every checkpoint. With ``search``
-(``--search K``) the player plays the agent's search (``rl.search``): the policy's top K actions
+(``--search K``) the player plays the agent's search (``agent.search``): the policy's top K actions
 joined with level 8's candidates, judged by simulation and (``value_weight``) the network's value.
 An agent folder (the shipped ``builtin`` agent) says how its search plays by default.
 """
@@ -16,38 +16,47 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from rllib_curling.aiming.tables import shot_tables
-from rllib_curling.aiming.templates import Throw
-from rllib_curling.client import CurlingClient
-from rllib_curling.env.spaces import action_mode, observe, throw_for
-from rllib_curling.rl.search import (
+from rllib_curling.agent.policy import LoadedPolicy, load_policy
+from rllib_curling.agent.search import (
     DEFAULT_SAMPLES,
+    AgentBot,
     PolicySearch,
     explain_throw,
     module_leaf_value,
 )
+from rllib_curling.aiming.tables import shot_tables
+from rllib_curling.aiming.templates import Throw
+from rllib_curling.client import CurlingClient
+from rllib_curling.env.spaces import action_mode, observe, throw_for
 
 
 class PolicyPlayer:
-    """Chooses throws for a client with a policy ``obs -> action``."""
+    """Chooses throws for a client with a policy ``obs -> action``: a ``LoadedPolicy`` (which
+    searching and explaining need), or any function of the env's observations."""
 
     def __init__(
         self,
-        policy: Callable[[np.ndarray], Any],
-        action_space: gym.Space,
+        policy: Callable[[Any], Any],
+        action_space: gym.Space[Any],
         search: PolicySearch | None = None,
         *,
         explain: bool = False,
     ) -> None:
         self.policy = policy
-        #: Say why each throw (``rl.search.explain_throw``): ``explanation`` after ``throw``.
+        #: Say why each throw (``agent.search.explain_throw``): ``explanation`` after ``throw``.
         self.explain = explain
         self.explanation: dict[str, Any] | None = None
         self.mode, self.sweep = action_mode(action_space)
         self.tables = shot_tables()
         self.search = search
-        if self.search is not None and not hasattr(policy, "propose"):
+        if self.search is not None and not isinstance(policy, LoadedPolicy):
             raise ValueError("--search needs a policy loaded from a checkpoint (load_policy)")
+
+    def loaded(self) -> LoadedPolicy:
+        """The policy as ``load_policy`` loaded it; ``ValueError`` for a plain function."""
+        if not isinstance(self.policy, LoadedPolicy):
+            raise ValueError("this player's policy is a plain function, not a loaded policy")
+        return self.policy
 
     @classmethod
     def from_checkpoint(
@@ -61,26 +70,23 @@ class PolicyPlayer:
         value_weight: float | None = None,
     ) -> PolicyPlayer:
         """The checkpoint's policy; ``search`` >= 1 plays the agent's search over its top
-        ``search`` actions (``rl.search``) with ``samples`` noisy throws per candidate (default
+        ``search`` actions (``agent.search``) with ``samples`` noisy throws per candidate (default
         ``DEFAULT_SAMPLES``; ``seed`` seeds the simulations) and the learned value weighted
         ``value_weight``. ``None``: the agent folder's defaults (``builtin`` searches), else no
         search (0) and no learned value."""
-        from rllib_curling.rl.checkpoints import load_policy
-
         policy = load_policy(checkpoint, module_id)
-        defaults = (policy.agent or {}).get("search", {})  # type: ignore[attr-defined]
-        k = int(defaults.get("k", 0)) if search is None else search
+        defaults = policy.search_defaults
+        k = defaults.k if search is None else search
         if k < 1:
-            return cls(policy, policy.action_space)  # type: ignore[attr-defined]
-        weight = float(defaults.get("value_weight", 0.0)) if value_weight is None else value_weight
-        values = policy.values  # type: ignore[attr-defined]
-        if weight > 0 and values is None:
+            return cls(policy, policy.action_space)
+        weight = defaults.value_weight if value_weight is None else value_weight
+        if weight > 0 and not policy.has_values:
             raise ValueError("--value-weight needs a policy with a value head (PPO, BC, MARWIL)")
         plan = PolicySearch(
             k, DEFAULT_SAMPLES if samples is None else samples, seed, value_weight=weight,
-            leaf_value=module_leaf_value(values) if weight > 0 else None,
+            leaf_value=module_leaf_value(policy.values) if weight > 0 else None,
         )  # fmt: skip
-        return cls(policy, policy.action_space, plan)  # type: ignore[attr-defined]
+        return cls(policy, policy.action_space, plan)
 
     def env_config(self) -> dict[str, Any]:
         """The env_config keys that give an env this player's action space (a searching player
@@ -92,8 +98,7 @@ class PolicyPlayer:
         the policy's, or with search the throw it found."""
         if self.search is None:
             return self.policy(obs)
-        propose = self.policy.propose  # type: ignore[attr-defined]
-        throw = self.search.choose(propose, obs, client, self.mode, self.tables)
+        throw = self.search.choose(self.loaded().propose, obs, client, self.mode, self.tables)
         return np.array(throw[: 4 if self.sweep else 3], dtype=np.float64)
 
     def throw(self, client: CurlingClient) -> Throw:
@@ -104,7 +109,7 @@ class PolicyPlayer:
         throw = throw_for(action, client, self.env_config()["action"], self.tables)
         if self.explain:
             self.explanation = explain_throw(
-                self.policy, self.search, obs,
+                self.loaded(), self.search, obs,
                 lambda a: throw_for(a, client, self.mode, self.tables),
             )  # fmt: skip
         client.throw(*throw[:3], sweep=throw[3] if self.sweep else None)
@@ -114,15 +119,14 @@ class PolicyPlayer:
 def agent_bot(
     checkpoint: str, module_id: str = "default_policy", *, search: int | None = None,
     samples: int | None = None, value_weight: float | None = None, name: str | None = None,
-) -> Any:  # fmt: skip
+) -> AgentBot:  # fmt: skip
     """The checkpoint's agent as it plays by default (``from_checkpoint``'s arguments) as an
-    in-process bot (``rl.search.AgentBot``): a teacher for ``curling dataset``, a bench entry."""
-    from rllib_curling.rl.search import AgentBot
-
+    in-process bot (``agent.search.AgentBot``): a teacher for ``curling dataset``, a bench
+    entry."""
     player = PolicyPlayer.from_checkpoint(
         checkpoint, module_id, search=search, samples=samples, value_weight=value_weight
     )
-    return AgentBot(player.policy, player.search, name=name or f"agent {checkpoint}")
+    return AgentBot(player.loaded(), player.search, name=name or f"agent {checkpoint}")
 
 
 def play_session(

@@ -1,0 +1,19 @@
+"""Playing a trained agent: loading its network, its search, and the players that play it.
+
+Above ``rl`` (which trains networks and finds and writes checkpoints) and below ``benchmarks``
+and ``cli`` (``curling play``, ``rllib evaluate``, ``curling server --agent``, ``curling
+dataset --teacher``, ``curling rate``), which use it.
+
+| module       | what it holds                                                            |
+|--------------|--------------------------------------------------------------------------|
+| ``policy``   | ``load_policy``: a checkpoint or agent folder as a ``LoadedPolicy`` (its |
+|              | action, proposals, probabilities, values; its ``SearchDefaults``)        |
+| ``search``   | the agent's search (``AGENT_SPEC``, ``PolicySearch``, ``AgentSearch``,   |
+|              | ``module_leaf_value``) and ``AgentBot``: the agent as an in-process bot  |
+| ``player``   | ``PolicyPlayer``: a policy as a client's player on any server,           |
+|              | ``agent_bot``, ``play_session``                                          |
+
+Importing ``rllib_curling.agent`` or ``rllib_curling.agent.policy`` imports neither Ray nor
+torch: ``load_policy`` does, when it loads (so ``curling server`` starts fast, ``--agent`` or
+not, until it loads an agent).
+"""
