@@ -37,6 +37,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rllib_curling.agent.policy import SearchDefaults
     from rllib_curling.rl.checkpoints import export_agent, find_checkpoint
 
     try:
@@ -46,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
             if args.card is not None
             else f"# Agent\n\nExported from `{path}` with `curling export`.\n"
         )
-        search = {"k": args.search or 0, "value_weight": args.value_weight}
+        search = SearchDefaults(k=args.search or 0, value_weight=args.value_weight).as_dict()
         out = export_agent(path, args.out, module_id=args.module_id, search=search, card=card)
     except (FileNotFoundError, ValueError, OSError) as exc:
         raise UsageError(str(exc)) from None

@@ -19,13 +19,15 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
+from rllib_curling.agent.policy import SearchDefaults
 from rllib_curling.cli import UsageError
 from rllib_curling.cli.options import add_ends, level_list, positive_int
 
 #: The experiment's name under OUT/results.
 EXPERIMENT = "improve"
+#: The new agent's search settings when AGENT has none (a checkpoint): the shipped agent's.
+FALLBACK_SEARCH = SearchDefaults(k=8, value_weight=0.6)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -58,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out).expanduser().resolve()
     try:
         teacher = str(find_checkpoint(args.agent))
-        search = (agent_info(teacher) or {}).get("search") or {"k": 8, "value_weight": 0.6}
+        search = SearchDefaults.of(agent_info(teacher)) or FALLBACK_SEARCH
         config = DatasetConfig(
             teacher=args.agent, opponents=args.opponents, games=args.games,
             ends=args.ends, seed=args.seed,
@@ -87,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             _say(f"2/3 network: trained already ({results})")
         card = _card(args, teacher, search)
-        agent = export_agent(results, out / "agent", search=search, card=card)
+        agent = export_agent(results, out / "agent", search=search.as_dict(), card=card)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     finally:
@@ -114,7 +116,7 @@ def _train(data: Path, storage: Path, start_from: str, iterations: int) -> None:
         raise RuntimeError("BC wrote no checkpoint")
 
 
-def _card(args: argparse.Namespace, teacher: str, search: dict[str, Any]) -> str:
+def _card(args: argparse.Namespace, teacher: str, search: SearchDefaults) -> str:
     return (
         "# An agent made by `curling improve`\n\n"
         f"One generation of expert iteration from `{args.agent}` ({teacher}):\n\n"
@@ -122,7 +124,7 @@ def _card(args: argparse.Namespace, teacher: str, search: dict[str, Any]) -> str
         f"--opponents {_levels_text(args.opponents)} --ends {args.ends} --seed {args.seed}` "
         "(its search)\n"
         f"- network: BC (`CurlingBCLearner`), {args.iterations} iterations, from its weights\n"
-        f"- search: {search}\n\n"
+        f"- search: {search.as_dict()}\n\n"
         "Measure it: `rllib evaluate OUT/agent --opponent 6,8 --episodes 200`.\n"
     )
 
