@@ -1,8 +1,10 @@
 """rllib-curling: train digital-curling (数字冰壶) AIs with Ray RLlib.
 
-The package's layers, each a subpackage importing only the ones below it (docs/architecture.md):
-``physics`` → ``rules``/``game`` → ``aiming`` → ``bots`` / ``protocol`` → ``server`` / ``client`` →
-``env`` → ``rl`` → ``cli``.
+The package's layers, each importing only the ones below it (docs/architecture.md):
+``physics`` → ``rules``/``game`` → ``aiming``/``observation`` → ``bots`` / ``protocol`` →
+``server`` / ``client`` → ``env`` → ``offline`` (teacher games as offline data) → ``rl``
+(network, training, checkpoints) → ``agent`` (playing a trained agent: its policy, its search,
+its player) → ``benchmarks`` → ``cli``.
 
 ``import rllib_curling`` is light (numpy only; no Ray, torch or Gymnasium), so ``curling server``
 starts fast. Registration is explicit:
