@@ -75,6 +75,31 @@ def test_server_config__unknown_key_lists_the_valid_ones() -> None:
     assert ServerConfig.from_dict({"keys": ["a"]}).keys == ("a",)
 
 
+def test_agent_factories__a_bad_agent_or_no_ray_is_a_config_error(tmp_path: Path) -> None:
+    from rllib_curling.cli.commands.server import agent_factories
+
+    with pytest.raises(ConfigError, match="--agent 'x=.*no checkpoint directory"):
+        agent_factories([f"x={tmp_path / 'nope'}"])
+    # Gymnasium there, Ray not: the agent's player imports, loading its network does not
+    script = (
+        "import sys\n"
+        "class NoRay:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] == 'ray':\n"
+        "            raise ModuleNotFoundError(f'No module named {name!r}', name='ray')\n"
+        "sys.meta_path.insert(0, NoRay())\n"
+        "from rllib_curling.cli.commands.server import agent_factories\n"
+        "from rllib_curling.errors import ConfigError\n"
+        "try:\n"
+        "    agent_factories(['builtin'])\n"
+        "except ConfigError as exc:\n"
+        "    print(exc)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "--agent needs the rl extra (ray is missing)"
+
+
 def test_port_in_use__one_line_error_and_exit_code_1() -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))

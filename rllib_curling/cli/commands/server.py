@@ -284,13 +284,13 @@ def agent_factories(specs: list[str]) -> dict[str, Callable[[], Any]]:
             checkpoint, name = spec, Path(spec.rstrip("/\\")).name or spec
         if not name or name in agents:
             raise ConfigError(f"--agent {spec!r}: each agent needs a name of its own (NAME=PATH)")
-        try:
+        try:  # agent.player needs Gymnasium; loading the network, Ray and torch
             from rllib_curling.agent.player import PolicyPlayer
             from rllib_curling.agent.search import AgentBot
+
+            player = PolicyPlayer.from_checkpoint(checkpoint)
         except ImportError as exc:
             raise ConfigError(f"--agent needs the rl extra ({exc.name} is missing)") from None
-        try:
-            player = PolicyPlayer.from_checkpoint(checkpoint)
         except (FileNotFoundError, ValueError) as exc:
             raise ConfigError(f"--agent {spec!r}: {exc}") from None
 
