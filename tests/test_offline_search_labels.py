@@ -13,7 +13,7 @@ from rllib_curling.bots.search import SPECS, SearchBot
 from rllib_curling.errors import ConfigError
 from rllib_curling.game import Game, GameConfig
 from rllib_curling.offline.dataset import DatasetConfig, shard_rows
-from rllib_curling.offline.search_labels import JudgingBot
+from rllib_curling.offline.search_labels import JudgingBot, labelling_spec
 
 
 @pytest.fixture(scope="module")
@@ -98,3 +98,25 @@ def test_dataset_config__self_needs_shots_and_levels_need_a_search() -> None:
         DatasetConfig(teacher=4, action="shots")
     with pytest.raises(ConfigError, match="action must be one of"):
         DatasetConfig(action="templates")
+    with pytest.raises(ConfigError, match="labels must be one of"):
+        DatasetConfig(action="shots", labels="deep")
+    with pytest.raises(ConfigError, match="needs action='shots'"):
+        DatasetConfig(labels="screen")
+
+
+def test_screen_labels__the_row_plays_the_screens_best_and_judges_nothing_more() -> None:
+    config = DatasetConfig(teacher=8, opponents=(6,), games=1, games_per_shard=1,
+                           action="shots", ends=1, labels="screen")  # fmt: skip
+    rows, summary = shard_rows(config, 0)
+    assert summary["rows"] == len(rows) == 8  # one end, the teacher's 8 stones
+    for row in rows:
+        screen = row["screen"]
+        assert row["actions"] == int(np.nanargmax(screen))
+        assert row["search_value"] == pytest.approx(float(np.nanmax(screen)))
+        assert len(row["judged"]) == len(row["judged_mean"]) == len(row["replied"]) == 0
+
+
+def test_labelling_spec__screen_cuts_every_step_after_the_screen() -> None:
+    spec = labelling_spec(SPECS[8], "screen")
+    assert spec.shots and spec.top_k == spec.samples == spec.reply == 0
+    assert labelling_spec(SPECS[8], "search") == dataclasses.replace(SPECS[8], shots=True)

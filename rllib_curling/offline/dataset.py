@@ -88,6 +88,11 @@ class DatasetConfig:
     #: module's table) or ``"shots"`` (the teacher searches the shot set and every row keeps its
     #: judgement: ``offline.search_labels``).
     action: str = "discrete"
+    #: With ``action="shots"``, how far the teacher's search goes (``search_labels.LABELS``):
+    #: ``"search"`` (all of it: the screen, noisy re-throws, the opponent's reply) or
+    #: ``"screen"`` (every legal shot thrown once without noise, the best played: about a
+    #: quarter of the time per row).
+    labels: str = "search"
 
     def __post_init__(self) -> None:
         from rllib_curling.bots import check_level
@@ -102,6 +107,12 @@ class DatasetConfig:
             raise ConfigError("opponents: at least one level is needed")
         if self.action not in ACTIONS:
             raise ConfigError(f"action must be one of {list(ACTIONS)}, got {self.action!r}")
+        from rllib_curling.offline.search_labels import LABELS
+
+        if self.labels not in LABELS:
+            raise ConfigError(f"labels must be one of {list(LABELS)}, got {self.labels!r}")
+        if self.labels != "search" and self.action != "shots":
+            raise ConfigError(f"labels={self.labels!r} needs action='shots'")
         for level in self.opponents:
             if level == SELF and self.action == "shots":
                 continue
@@ -223,7 +234,7 @@ def shard_rows(
     if make_teacher is not None:
         teacher = make_teacher()
     elif isinstance(config.teacher, int):
-        teacher = level_teacher(config.teacher, config.action)
+        teacher = level_teacher(config.teacher, config.action, config.labels)
     else:
         raise ConfigError(f"teacher {config.teacher!r} is a checkpoint: give make_teacher too")
     opponents = {o: teacher if o == SELF else make_bot(int(o)) for o in set(config.opponents)}
@@ -256,19 +267,17 @@ def shard_rows(
     return rows, summary
 
 
-def level_teacher(level: int, action: str) -> Any:
+def level_teacher(level: int, action: str, labels: str = "search") -> Any:
     """The teacher of a built-in level: the level itself, or (``action="shots"``) its search over
-    the shot set, keeping its judgement (``search_labels.JudgingBot``)."""
-    import dataclasses
-
+    the shot set as far as ``labels`` says, keeping its judgement (``search_labels``)."""
     from rllib_curling.bots import make_bot
     from rllib_curling.bots.search import SPECS, SearchBot
-    from rllib_curling.offline.search_labels import JudgingBot
+    from rllib_curling.offline.search_labels import JudgingBot, labelling_spec
 
     if action != "shots":
         return make_bot(level)
-    search = SearchBot(level, dataclasses.replace(SPECS[level], shots=True))
-    return JudgingBot(search, name=f"level {level} over the shot set")
+    search = SearchBot(level, labelling_spec(SPECS[level], labels))
+    return JudgingBot(search, name=f"level {level} over the shot set ({labels})")
 
 
 # -- the dataset on disk --------------------------------------------------------------------

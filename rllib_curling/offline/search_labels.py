@@ -45,6 +45,7 @@ seats.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -52,9 +53,26 @@ import numpy as np
 from rllib_curling import observation, win_table
 from rllib_curling.aiming.shots import N_SHOTS, legal_shots
 from rllib_curling.bots.base import Bot, Throw, finish
+from rllib_curling.bots.candidates import SearchSpec
 from rllib_curling.bots.search import Judgement
 from rllib_curling.env.spaces import ACTION_MASK, OBSERVATIONS
 from rllib_curling.game import GameState, Result
+
+#: How far a labelling search goes: all of its steps, or only the noise-free screen of every
+#: legal shot (its ``judged`` and ``replied`` columns are then empty, its choice the screen's
+#: best).
+LABELS = ("search", "screen")
+
+
+def labelling_spec(spec: SearchSpec, labels: str) -> SearchSpec:
+    """``spec`` over the shot set, cut to the screen when ``labels == "screen"``."""
+    if labels not in LABELS:
+        raise ValueError(f"labels must be one of {list(LABELS)}, got {labels!r}")
+    over_shots = dataclasses.replace(spec, shots=True)
+    if labels == "search":
+        return over_shots
+    return dataclasses.replace(over_shots, top_k=0, samples=0, reply=0, reply_top=0,
+                               reply_samples=0)  # fmt: skip
 
 
 def shots_observation(state: GameState, seat: int) -> dict[str, np.ndarray]:
