@@ -5,12 +5,15 @@ of the set, a network over the set can in principle learn all of it.
 
     python measurements/shot_set_ceiling.py level8 6 --games 40 --seed 900
     python measurements/shot_set_ceiling.py agent 6 --games 40 --seed 900   # builtin's search
+    python measurements/shot_set_ceiling.py agent-screen 6 --games 40 --seed 900
 
 ``level8``: level 8's search (``bots.search.SPECS[8]``) over the shot set instead of its own
 candidates; ``level8-own``: level 8 unchanged (the reference, same games); ``agent``: the shipped
 agent's search (``agent.search.AGENT_SPEC``, its learned value weighted as ``builtin`` does) over
-the shot set alone (no proposals of its network). Prints one line per game and a JSON summary:
-wins, draws, losses, score rate (draws ½), median time per shot.
+the shot set alone (no proposals of its network), the labeller of ``curling dataset --teacher
+builtin --action shots``; ``agent-screen``: that search cut to its screen (``--labels screen``:
+every legal shot thrown once without noise, the best played). Prints one line per game and a
+JSON summary: wins, draws, losses, score rate (draws ½), median time per shot.
 """
 
 from __future__ import annotations
@@ -35,17 +38,11 @@ def searcher(kind: str) -> Any:
         return SearchBot(8, dataclasses.replace(SPECS[8], shots=True))
     if kind == "level8-own":
         return SearchBot(8)
-    if kind == "agent":
-        from rllib_curling.agent.policy import load_policy
-        from rllib_curling.agent.search import AGENT_SPEC, AgentSearch, module_leaf_value
+    if kind in ("agent", "agent-screen"):
+        from rllib_curling.agent.search import shot_teacher
 
-        policy = load_policy("builtin")
-        return AgentSearch(
-            np.zeros((0, 4)), dataclasses.replace(AGENT_SPEC, shots=True),
-            leaf_value=module_leaf_value(policy.values),
-            value_weight=policy.search_defaults.value_weight,
-        )  # fmt: skip
-    raise SystemExit(f"unknown search {kind!r}: level8, level8-own or agent")
+        return shot_teacher("builtin", labels="screen" if kind == "agent-screen" else "search")
+    raise SystemExit(f"unknown search {kind!r}: level8, level8-own, agent or agent-screen")
 
 
 def play(kind: str, level: int, games: list[int], seed: int) -> list[dict[str, Any]]:
@@ -74,7 +71,7 @@ def play(kind: str, level: int, games: list[int], seed: int) -> list[dict[str, A
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("search", choices=("level8", "level8-own", "agent"))
+    parser.add_argument("search", choices=("level8", "level8-own", "agent", "agent-screen"))
     parser.add_argument("level", type=int)
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--seed", type=int, default=900)

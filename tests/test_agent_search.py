@@ -25,6 +25,7 @@ from rllib_curling.agent.search import PolicySearch, game_state
 from rllib_curling.aiming.tables import shot_tables
 from rllib_curling.bots.evaluation import EvalContext
 from rllib_curling.env.spaces import my_parity, observe, throw_for, throw_space
+from rllib_curling.game import Game, GameConfig
 
 
 def test_game_state__is_the_game_the_client_sees() -> None:
@@ -217,3 +218,18 @@ def test_server_agent_seat__a_person_plays_builtin_and_its_explanations_are_reco
         (t["p"] for t in explain["top"]), reverse=True
     )
     assert explain["judged"][0] == [round(x, 4) for x in shot["throw_sent"]]  # it threw its best
+
+
+def test_shot_teacher__screen_labels_play_the_screens_best_with_the_learned_value() -> None:
+    state = Game.init(GameConfig(ends=2))
+    for _ in range(3):
+        state = Game.step(state, (3.1, 0.0, 1.57, 0.0), np.random.default_rng(3)).state
+    teacher = search.shot_teacher("builtin", labels="screen")
+    full = search.shot_teacher("builtin")
+    assert teacher.search.value_weight == full.search.value_weight > 0  # builtin's blend
+    assert full.search.spec.top_k == search.AGENT_SPEC.top_k and full.search.spec.shots
+    throw = teacher.choose(state, np.random.default_rng(0))
+    judged = teacher.last
+    assert judged is not None and len(judged.top) == len(judged.replied) == 0
+    assert int(judged.order[0]) == int(np.argmax(judged.screen))
+    assert np.allclose(throw, judged.throws[judged.order[0]])

@@ -119,20 +119,21 @@ class AgentSearch(SearchBot):
         return np.concatenate([self.proposals, super().candidates(state, tables)])
 
 
-def shot_teacher(checkpoint: str, name: str | None = None) -> Bot:
+def shot_teacher(checkpoint: str, name: str | None = None, labels: str = "search") -> Bot:
     """The agent of ``checkpoint`` as a teacher over the shot set (``curling dataset --action
     shots``): ``AGENT_SPEC``'s search with the shot set's legal actions as its only candidates,
-    positions judged with the network's learned value weighted as the agent folder says (none
-    for a plain checkpoint); it keeps each judgement (``offline.search_labels.JudgingBot``)."""
-    from rllib_curling.offline.search_labels import JudgingBot
+    as far as ``labels`` says (``offline.search_labels.LABELS``), positions judged with the
+    network's learned value weighted as the agent folder says (none for a plain checkpoint); it
+    keeps each judgement (``offline.search_labels.JudgingBot``)."""
+    from rllib_curling.offline.search_labels import JudgingBot, labelling_spec
 
     policy = load_policy(checkpoint)
     weight = policy.search_defaults.value_weight if policy.has_values else 0.0
     search = AgentSearch(
-        np.zeros((0, 4)), dataclasses.replace(AGENT_SPEC, shots=True),
+        np.zeros((0, 4)), labelling_spec(AGENT_SPEC, labels),
         leaf_value=module_leaf_value(policy.values) if weight > 0 else None, value_weight=weight,
     )  # fmt: skip
-    return JudgingBot(search, name=name or f"agent {checkpoint} over the shot set")
+    return JudgingBot(search, name=name or f"agent {checkpoint} over the shot set ({labels})")
 
 
 @dataclass

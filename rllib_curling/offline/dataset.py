@@ -61,6 +61,9 @@ from rllib_curling.game import Result
 DATASET_SEED_TAG = 7_245_001
 CONFIG_FILE = "dataset.json"
 ACTIONS = ("discrete", "shots")
+#: How far a shots teacher looks (``DatasetConfig.labels``): all of its search, or only the
+#: noise-free screen of every legal shot (``search_labels.labelling_spec``).
+LABELS = ("search", "screen")
 #: The opponent that is the teacher itself.
 SELF = "self"
 
@@ -107,8 +110,6 @@ class DatasetConfig:
             raise ConfigError("opponents: at least one level is needed")
         if self.action not in ACTIONS:
             raise ConfigError(f"action must be one of {list(ACTIONS)}, got {self.action!r}")
-        from rllib_curling.offline.search_labels import LABELS
-
         if self.labels not in LABELS:
             raise ConfigError(f"labels must be one of {list(LABELS)}, got {self.labels!r}")
         if self.labels != "search" and self.action != "shots":

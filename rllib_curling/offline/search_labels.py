@@ -57,15 +57,12 @@ from rllib_curling.bots.candidates import SearchSpec
 from rllib_curling.bots.search import Judgement
 from rllib_curling.env.spaces import ACTION_MASK, OBSERVATIONS
 from rllib_curling.game import GameState, Result
-
-#: How far a labelling search goes: all of its steps, or only the noise-free screen of every
-#: legal shot (its ``judged`` and ``replied`` columns are then empty, its choice the screen's
-#: best).
-LABELS = ("search", "screen")
+from rllib_curling.offline.dataset import LABELS
 
 
 def labelling_spec(spec: SearchSpec, labels: str) -> SearchSpec:
-    """``spec`` over the shot set, cut to the screen when ``labels == "screen"``."""
+    """``spec`` over the shot set, cut to the screen when ``labels == "screen"`` (the rows'
+    ``judged`` and ``replied`` columns are then empty, the choice the screen's best)."""
     if labels not in LABELS:
         raise ValueError(f"labels must be one of {list(LABELS)}, got {labels!r}")
     over_shots = dataclasses.replace(spec, shots=True)

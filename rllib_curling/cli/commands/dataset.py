@@ -21,7 +21,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     import dataclasses
     from types import SimpleNamespace
 
-    from rllib_curling.offline.dataset import DatasetConfig
+    from rllib_curling.offline.dataset import ACTIONS, LABELS, DatasetConfig
 
     # The defaults, without building a config (its checks import the env, so Gymnasium).
     d = SimpleNamespace(**{f.name: f.default for f in dataclasses.fields(DatasetConfig)})
@@ -49,10 +49,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "shots also 'self': the teacher against itself, both seats labelled",
     )  # fmt: skip
     p.add_argument(
-        "--action", choices=("discrete", "shots"), default=d.action,
+        "--action", choices=ACTIONS, default=d.action,
         help=f"the rows' actions ({d.action}): 'discrete' labels the shot template nearest the "
         "teacher's throw; 'shots' makes the teacher search the shot set (the env's "
         "action='shots') and keeps its judgement of every shot (docs/agent.md)",
+    )  # fmt: skip
+    p.add_argument(
+        "--labels", choices=LABELS, default=d.labels,
+        help=f"with --action shots, how far the teacher looks ({d.labels}): 'search' its whole "
+        "search (noisy re-throws, the opponent's reply); 'screen' every legal shot thrown once "
+        "without noise, the best played (about 4 times as many rows an hour)",
     )  # fmt: skip
     p.add_argument("--games", type=positive_int, default=d.games, help=f"games ({d.games})")
     add_ends(p, d.ends)
@@ -78,10 +84,11 @@ def _teacher(text: str) -> int | str:
     return int(text) if text.strip().lstrip("-").isdigit() else text
 
 
-def make_teacher_of(teacher: int | str, action: str = "discrete") -> Any:
+def make_teacher_of(teacher: int | str, action: str = "discrete", labels: str = "search") -> Any:
     """``generate``'s ``make_teacher`` for a checkpoint teacher (its path made absolute), else
     None (a level teaches itself); loads the checkpoint now, so a bad one fails in one line.
-    ``action="shots"``: the agent's search over the shot set (``agent.search.shot_teacher``)."""
+    ``action="shots"``: the agent's search over the shot set as far as ``labels`` says
+    (``agent.search.shot_teacher``)."""
     if not isinstance(teacher, str):
         return None
     import functools
@@ -91,7 +98,10 @@ def make_teacher_of(teacher: int | str, action: str = "discrete") -> Any:
     from rllib_curling.rl.checkpoints import find_checkpoint
 
     path = str(find_checkpoint(teacher))
-    make = shot_teacher if action == "shots" else agent_bot
+    if action == "shots":
+        make: Any = functools.partial(shot_teacher, labels=labels)
+    else:
+        make = agent_bot
     make(path)  # loads now: a bad checkpoint fails here, in one line
     return functools.partial(make, path, name=f"teacher {teacher}")
 
@@ -104,9 +114,9 @@ def run(args: argparse.Namespace) -> int:
         config = DatasetConfig(
             teacher=args.teacher, opponents=args.opponents, games=args.games,
             ends=args.ends, games_per_shard=args.games_per_shard, seed=args.seed,
-            action=args.action,
+            action=args.action, labels=args.labels,
         )  # fmt: skip
-        make_teacher = make_teacher_of(config.teacher, config.action)
+        make_teacher = make_teacher_of(config.teacher, config.action, config.labels)
     except (ConfigError, ValueError, FileNotFoundError) as exc:
         raise UsageError(str(exc)) from None
     start = time.perf_counter()
