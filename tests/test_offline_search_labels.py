@@ -12,8 +12,8 @@ from rllib_curling.aiming.tables import shot_tables
 from rllib_curling.bots.search import SPECS, SearchBot
 from rllib_curling.errors import ConfigError
 from rllib_curling.game import Game, GameConfig
-from rllib_curling.offline.dataset import DatasetConfig, shard_rows
-from rllib_curling.offline.search_labels import JudgingBot, labelling_spec
+from rllib_curling.offline.dataset import DatasetConfig, labelling_spec, shard_rows
+from rllib_curling.offline.search_labels import JudgingBot
 
 
 @pytest.fixture(scope="module")

@@ -125,7 +125,8 @@ def shot_teacher(checkpoint: str, name: str | None = None, labels: str = "search
     as far as ``labels`` says (``offline.search_labels.LABELS``), positions judged with the
     network's learned value weighted as the agent folder says (none for a plain checkpoint); it
     keeps each judgement (``offline.search_labels.JudgingBot``)."""
-    from rllib_curling.offline.search_labels import JudgingBot, labelling_spec
+    from rllib_curling.offline.dataset import labelling_spec
+    from rllib_curling.offline.search_labels import JudgingBot
 
     policy = load_policy(checkpoint)
     weight = policy.search_defaults.value_weight if policy.has_values else 0.0

@@ -47,15 +47,18 @@ import os
 import shutil
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from rllib_curling import observation
 from rllib_curling.errors import ConfigError
 from rllib_curling.game import Result
+
+if TYPE_CHECKING:
+    from rllib_curling.bots.candidates import SearchSpec
 
 #: First word of every game's seed: keeps dataset games apart from any other seeded games.
 DATASET_SEED_TAG = 7_245_001
@@ -273,12 +276,25 @@ def level_teacher(level: int, action: str, labels: str = "search") -> Any:
     the shot set as far as ``labels`` says, keeping its judgement (``search_labels``)."""
     from rllib_curling.bots import make_bot
     from rllib_curling.bots.search import SPECS, SearchBot
-    from rllib_curling.offline.search_labels import JudgingBot, labelling_spec
+    from rllib_curling.offline.search_labels import JudgingBot
 
     if action != "shots":
         return make_bot(level)
     search = SearchBot(level, labelling_spec(SPECS[level], labels))
     return JudgingBot(search, name=f"level {level} over the shot set ({labels})")
+
+
+def labelling_spec(spec: SearchSpec, labels: str) -> SearchSpec:
+    """``spec`` over the shot set, cut to the screen when ``labels == "screen"`` (the rows'
+    ``judged`` and ``replied`` columns are then empty, the choice the screen's best:
+    ``search_labels``)."""
+    if labels not in LABELS:
+        raise ValueError(f"labels must be one of {list(LABELS)}, got {labels!r}")
+    over_shots = replace(spec, shots=True)
+    if labels == "search":
+        return over_shots
+    return replace(over_shots, top_k=0, samples=0, reply=0, reply_top=0,
+                               reply_samples=0)  # fmt: skip
 
 
 # -- the dataset on disk --------------------------------------------------------------------

@@ -45,7 +45,6 @@ seats.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import numpy as np
@@ -53,23 +52,9 @@ import numpy as np
 from rllib_curling import observation, win_table
 from rllib_curling.aiming.shots import N_SHOTS, legal_shots
 from rllib_curling.bots.base import Bot, Throw, finish
-from rllib_curling.bots.candidates import SearchSpec
 from rllib_curling.bots.search import Judgement
 from rllib_curling.env.spaces import ACTION_MASK, OBSERVATIONS
 from rllib_curling.game import GameState, Result
-from rllib_curling.offline.dataset import LABELS
-
-
-def labelling_spec(spec: SearchSpec, labels: str) -> SearchSpec:
-    """``spec`` over the shot set, cut to the screen when ``labels == "screen"`` (the rows'
-    ``judged`` and ``replied`` columns are then empty, the choice the screen's best)."""
-    if labels not in LABELS:
-        raise ValueError(f"labels must be one of {list(LABELS)}, got {labels!r}")
-    over_shots = dataclasses.replace(spec, shots=True)
-    if labels == "search":
-        return over_shots
-    return dataclasses.replace(over_shots, top_k=0, samples=0, reply=0, reply_top=0,
-                               reply_samples=0)  # fmt: skip
 
 
 def shots_observation(state: GameState, seat: int) -> dict[str, np.ndarray]:

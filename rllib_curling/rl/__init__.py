@@ -13,6 +13,9 @@ and drops a warning Ray logs about its own code (``rllib_curling.rl.ray_warnings
 |                       | ``TRAINABLES``, ``ALGORITHMS``) and ``curling_defaults``           |
 | ``algorithm_configs`` | ``algorithm_config(algo)``: ready-made configs sized for 2 cores   |
 | ``learners``          | ``CurlingBCLearner``: cloning with soft targets and a value head   |
+| ``shot_network``      | ``ShotNet``: the network over ``action="shots"`` (set + ice map)   |
+| ``shot_models``       | its RLModules (actor-critic, APPO, DQN) masking illegal shots      |
+| ``shot_learner``      | ``CurlingShotLearner``: distilling a search into the shot network  |
 | ``callbacks``         | ``CurlingMetrics``: win rate, points, speed, the curriculum        |
 | ``league``            | league self-play: sampling and snapshot rules, ``LeagueCallback``  |
 | ``env_runners``       | ``CurlingMultiAgentEnvRunner``: multi-agent games stepped together |
