@@ -122,7 +122,7 @@ class AgentSearch(SearchBot):
 def shot_teacher(checkpoint: str, name: str | None = None, labels: str = "search") -> Bot:
     """The agent of ``checkpoint`` as a teacher over the shot set (``curling dataset --action
     shots``): ``AGENT_SPEC``'s search with the shot set's legal actions as its only candidates,
-    as far as ``labels`` says (``offline.search_labels.LABELS``), positions judged with the
+    as far as ``labels`` says (``offline.dataset.LABELS``), positions judged with the
     network's learned value weighted as the agent folder says (none for a plain checkpoint); it
     keeps each judgement (``offline.search_labels.JudgingBot``)."""
     from rllib_curling.offline.dataset import labelling_spec

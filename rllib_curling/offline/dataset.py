@@ -65,7 +65,7 @@ DATASET_SEED_TAG = 7_245_001
 CONFIG_FILE = "dataset.json"
 ACTIONS = ("discrete", "shots")
 #: How far a shots teacher looks (``DatasetConfig.labels``): all of its search, or only the
-#: noise-free screen of every legal shot (``search_labels.labelling_spec``).
+#: noise-free screen of every legal shot (``labelling_spec``).
 LABELS = ("search", "screen")
 #: The opponent that is the teacher itself.
 SELF = "self"
@@ -94,10 +94,10 @@ class DatasetConfig:
     #: module's table) or ``"shots"`` (the teacher searches the shot set and every row keeps its
     #: judgement: ``offline.search_labels``).
     action: str = "discrete"
-    #: With ``action="shots"``, how far the teacher's search goes (``search_labels.LABELS``):
+    #: With ``action="shots"``, how far the teacher's search goes (``LABELS``):
     #: ``"search"`` (all of it: the screen, noisy re-throws, the opponent's reply) or
-    #: ``"screen"`` (every legal shot thrown once without noise, the best played: about a
-    #: quarter of the time per row).
+    #: ``"screen"`` (every legal shot thrown once without noise, the best played: about five
+    #: times the rows an hour).
     labels: str = "search"
 
     def __post_init__(self) -> None:
@@ -293,8 +293,7 @@ def labelling_spec(spec: SearchSpec, labels: str) -> SearchSpec:
     over_shots = replace(spec, shots=True)
     if labels == "search":
         return over_shots
-    return replace(over_shots, top_k=0, samples=0, reply=0, reply_top=0,
-                               reply_samples=0)  # fmt: skip
+    return replace(over_shots, top_k=0, samples=0, reply=0, reply_top=0, reply_samples=0)
 
 
 # -- the dataset on disk --------------------------------------------------------------------

@@ -58,7 +58,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--labels", choices=LABELS, default=d.labels,
         help=f"with --action shots, how far the teacher looks ({d.labels}): 'search' its whole "
         "search (noisy re-throws, the opponent's reply); 'screen' every legal shot thrown once "
-        "without noise, the best played (about 4 times as many rows an hour)",
+        "without noise, the best played (about 5 times as many rows an hour)",
     )  # fmt: skip
     p.add_argument("--games", type=positive_int, default=d.games, help=f"games ({d.games})")
     add_ends(p, d.ends)
