@@ -141,3 +141,27 @@ def test_encode__every_feature_equals_the_rules_batch_functions() -> None:
             assert np.array_equal(stones[:, column], expected), (column, pos, shot)
         house = rules.score_for_batch(pos, parity) / spaces.SCORE_SCALE
         assert context[-1] == np.float32(np.clip(house, -1.0, 1.0))
+
+
+def test_observe_state__is_what_each_seats_client_observes_there_in_every_mode() -> None:
+    from rllib_curling.client import CurlingClient
+    from rllib_curling.env.spaces import ACTION_MASK, OBSERVATIONS, observe, observe_state
+    from rllib_curling.game import GameConfig, GameState
+
+    position = random_layouts(np.random.default_rng(3), 1)[0]
+    state = GameState(position=position, shot=7, end=2, first_seat=1,
+                      end_scores=((2, 0), (0, 1)), config=GameConfig(ends=6))  # fmt: skip
+    for seat in (0, 1):
+        client = CurlingClient("127.0.0.1", 1)  # has seen the game, never connected
+        client.seat, client.state, client.position = seat, state.setstate_fields(), position
+        client.end_scores = [a - b if seat == 0 else b - a for a, b in state.end_scores]
+        for mode in ("continuous", "discrete"):
+            np.testing.assert_array_equal(observe_state(state, seat, mode), observe(client, mode))
+        mine, seen = observe_state(state, seat, "shots"), observe(client, "shots")
+        np.testing.assert_array_equal(mine[OBSERVATIONS], seen[OBSERVATIONS])
+        np.testing.assert_array_equal(mine[ACTION_MASK], seen[ACTION_MASK])
+        assert (
+            mine[ACTION_MASK].dtype == np.float32
+            and 0 < mine[ACTION_MASK].sum() < mine[ACTION_MASK].size
+        )
+    assert not np.array_equal(observe_state(state, 0), observe_state(state, 1))

@@ -30,14 +30,13 @@ import numpy as np
 
 from rllib_curling import observation
 from rllib_curling.agent.policy import LoadedPolicy, load_policy
-from rllib_curling.aiming.shots import legal_shots
 from rllib_curling.aiming.tables import ShotTables, shot_tables
 from rllib_curling.bots.base import Bot, Throw, finish
 from rllib_curling.bots.candidates import SearchSpec
 from rllib_curling.bots.levels import MAX_LEVEL
 from rllib_curling.bots.search import SPECS, LeafValue, SearchBot
 from rllib_curling.client import CurlingClient
-from rllib_curling.env.spaces import action_mode, action_throw, throw_for
+from rllib_curling.env.spaces import action_mode, action_throw, observe_state, throw_for
 from rllib_curling.game import GameConfig, GameState
 
 #: How hard the agent's search looks: level 8's candidates and judgement, with more noisy
@@ -205,9 +204,7 @@ class AgentBot(Bot):
         self._explanation: dict[str, Any] | None = None
 
     def choose(self, state: GameState, rng: np.random.Generator) -> Throw:
-        obs: Any = observation.state_observation(state, state.next_seat)  # the env's observation
-        if self.mode == "shots":  # the env's Dict observation with the action mask
-            obs = {"observations": obs, "action_mask": legal_shots(state.position)}
+        obs = observe_state(state, state.next_seat, self.mode)  # the env's observation
         parity = state.seat_parity(state.next_seat)
         tables = shot_tables()
 

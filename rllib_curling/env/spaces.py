@@ -38,6 +38,7 @@ from rllib_curling.client import CurlingClient
 from rllib_curling.env import actions
 from rllib_curling.env.config import CurlingEnvConfig
 from rllib_curling.errors import InvalidActionError
+from rllib_curling.game import GameState
 
 #: The keys of ``action="shots"``'s observations (RLlib's action-masking idiom).
 OBSERVATIONS, ACTION_MASK = "observations", "action_mask"
@@ -167,9 +168,21 @@ def observe(client: CurlingClient, mode: str = "continuous") -> Any:
     obs = observation.encode_observation(
         client.position, shot, end, total, my_parity(client), mine - theirs
     )
+    return _in_mode(obs, client.position, mode)
+
+
+def observe_state(state: GameState, seat: int, mode: str = "continuous") -> Any:
+    """The observation (``observation_space(mode)``) ``CurlingEnv`` gives the player in ``seat``
+    of a game state (``game.GameState``): what ``observe`` gives that player's client there."""
+    return _in_mode(observation.state_observation(state, seat), state.position, mode)
+
+
+def _in_mode(obs: np.ndarray, position: np.ndarray, mode: str) -> Any:
+    """The flat observation as ``mode`` shows it: with ``"shots"``, in a Dict with the legal
+    shots of ``position`` (``ACTION_MASK``, 1.0 legal)."""
     if mode != "shots":
         return obs
-    return {OBSERVATIONS: obs, ACTION_MASK: shots.legal_shots(client.position).astype(np.float32)}
+    return {OBSERVATIONS: obs, ACTION_MASK: shots.legal_shots(position).astype(np.float32)}
 
 
 def throw_for(action: Any, client: CurlingClient, mode: str, tables: ShotTables) -> Throw:

@@ -49,20 +49,12 @@ from typing import Any
 
 import numpy as np
 
-from rllib_curling import observation, win_table
+from rllib_curling import win_table
 from rllib_curling.aiming.shots import N_SHOTS, legal_shots
 from rllib_curling.bots.base import Bot, Throw, finish
 from rllib_curling.bots.search import Judgement
-from rllib_curling.env.spaces import ACTION_MASK, OBSERVATIONS
+from rllib_curling.env.spaces import observe_state
 from rllib_curling.game import GameState, Result
-
-
-def shots_observation(state: GameState, seat: int) -> dict[str, np.ndarray]:
-    """The observation ``CurlingEnv`` with ``action="shots"`` gives the player in ``seat``."""
-    return {
-        OBSERVATIONS: observation.state_observation(state, seat),
-        ACTION_MASK: legal_shots(state.position).astype(np.float32),
-    }
 
 
 class JudgingBot(Bot):
@@ -99,7 +91,7 @@ def label_row(
     mine, theirs = state.totals if seat == 0 else state.totals[::-1]
     reply = judgement.order[: len(judgement.replied)]
     return {
-        "obs": shots_observation(state, seat),
+        "obs": observe_state(state, seat, "shots"),
         "actions": played, "throw": np.asarray(throw, np.float32), "screen": screen,
         "judged": actions[judgement.top].astype(np.int64),
         "judged_mean": judgement.top_mean.astype(np.float32),
@@ -165,7 +157,7 @@ def play_labelled_game(
             row.update(
                 value_target=np.float32(target),
                 eps_id=f"{eps}-{seat}", rewards=np.float32(reward),
-                new_obs=shots_observation(after, seat), terminateds=done, truncateds=False,
+                new_obs=observe_state(after, seat, "shots"), terminateds=done, truncateds=False,
                 end_points=np.float32(scores[before.end]),
                 result=np.float32(Result(result).points),
             )  # fmt: skip
