@@ -12,7 +12,6 @@ from rllib_curling.bots import Bot, make_bot
 from rllib_curling.bots.matches import MatchResult, play_game, play_match, run_ladder
 from rllib_curling.cli import curling as cli
 from rllib_curling.cli.commands.ladder import parse_levels
-from rllib_curling.cli.commands.match import parse_player
 from rllib_curling.game import GameConfig, GameState
 
 
@@ -123,22 +122,6 @@ def test_cli_ladder__small(capsys: pytest.CaptureFixture[str]) -> None:
     captured = capsys.readouterr()
     assert "1 vs 0" in captured.out and "2 vs 1" in captured.out
     assert "level 2 vs 1" in captured.err
-
-
-@pytest.mark.parametrize(
-    ("text", "kind", "level"),
-    [("3", "bot", 3), ("bot:0", "bot", 0), ("tcp:localhost:7788", "tcp", -1)],
-)
-def test_parse_player__forms(text: str, kind: str, level: int) -> None:
-    spec = parse_player(text)
-    assert spec.kind == kind and spec.level == level
-    assert str(spec) in (text, f"bot:{text}")
-
-
-@pytest.mark.parametrize("bad", ["9", "bot:x", "tcp:host", "tcp:host:99999", "human"])
-def test_parse_player__rejects(bad: str) -> None:
-    with pytest.raises(ValueError):
-        parse_player(bad)
 
 
 def test_parse_levels__ranges_and_lists() -> None:

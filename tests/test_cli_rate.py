@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from rllib_curling.cli.commands import rate, rate_games
+from rllib_curling.cli.commands import rate
 from rllib_curling.cli.commands.evaluate import EVAL_SEED
 from rllib_curling.cli.curling import main
 from rllib_curling.cli.options import SearchOptions
+from rllib_curling.cli.players import parse_player
 
 pytest_plugins = ("rl_fixtures",)  # fixtures: tiny_checkpoint
 
@@ -77,8 +78,8 @@ def test_rate__seeds_are_not_evaluation_seeds() -> None:
 @pytest.mark.parametrize(
     ("players", "message"),
     [
-        (["0", "9"], "bot level must be one of"),
-        (["0", "no/such/checkpoint"], "no such directory: 'no/such/checkpoint'"),
+        (["0", "9"], "a player is a bot level"),
+        (["0", "no/such/checkpoint"], "no checkpoint directory at "),
         (["3"], "at least 2 players"),
         (["0", "bot:0"], "listed twice"),
         (["0", "tcp:127.0.0.1:7001", "tcp:127.0.0.1:7002"], "at most one player"),
@@ -137,19 +138,8 @@ def test_rate__checkpoints_against_a_level_and_each_other(
     assert all(row["games"] == 4 for row in result["ratings"])
 
 
-def test_parse_entrant__builtin_and_a_checkpoints_policy_without_search(tmp_path: Path) -> None:
-    assert rate_games.parse_entrant("builtin") == rate_games.Entrant("builtin", path="builtin")
-    bare = rate_games.parse_entrant("policy:builtin")
-    assert (bare.name, bare.path, bare.no_search, bare.kind) == (
-        "policy:builtin", "builtin", True, "checkpoint"
-    )  # fmt: skip
-    assert rate_games.parse_entrant(f"policy:{tmp_path}").path == str(tmp_path)
-    with pytest.raises(ValueError, match="no such directory"):
-        rate_games.parse_entrant(f"policy:{tmp_path / 'nope'}")
-
-
 def test_load_policies__policy_entrant_plays_without_search_builtin_with_it() -> None:
-    entrants = [rate_games.parse_entrant("policy:builtin"), rate_games.parse_entrant("builtin")]
+    entrants = [parse_player("policy:builtin"), parse_player("builtin")]
     players = rate._load_policies(entrants, "default_policy", SearchOptions())
     assert isinstance(players, dict)
     assert players["policy:builtin"].search is None  # the network alone

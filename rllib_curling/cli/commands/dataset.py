@@ -15,6 +15,7 @@ from typing import Any
 
 from rllib_curling.cli import UsageError
 from rllib_curling.cli.options import add_ends, level_list, positive_int
+from rllib_curling.cli.players import Agent, Level, player_type
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -81,7 +82,16 @@ def _opponents(text: str) -> tuple[int | str, ...]:
 
 
 def _teacher(text: str) -> int | str:
-    return int(text) if text.strip().lstrip("-").isdigit() else text
+    """``--teacher``: a level (its number) or an agent with its search (its checkpoint)."""
+    teacher = player_type(Level, Agent)(text)
+    if isinstance(teacher, Level):
+        return teacher.level
+    assert isinstance(teacher, Agent)
+    if not teacher.search:
+        raise argparse.ArgumentTypeError(
+            f"a teacher plays with its search: {teacher.checkpoint}, not {text}"
+        )
+    return teacher.checkpoint
 
 
 def make_teacher_of(teacher: int | str, action: str = "discrete", labels: str = "search") -> Any:

@@ -1,8 +1,10 @@
 """``curling match A B``: headless games between two players, hammer alternating.
 
-A player is a built-in bot level (``3`` or ``bot:3``) or ``tcp:HOST:PORT``, an external AI: a
-server is started on HOST:PORT with the other player (a bot) seated against any client that
-connects without a ``:N`` key suffix; the command waits for the external AI to play the games.
+A player is named as everywhere (``cli.players``): a built-in bot level (``3`` or ``bot:3``), an
+agent (``builtin``, a checkpoint directory, ``policy:CHECKPOINT`` for its network alone), both
+played in this process, or ``tcp:HOST:PORT``, an external AI: a server is started on HOST:PORT
+with the other player (a bot level) seated against any client that connects without a ``:N`` key
+suffix; the command waits for the external AI to play the games.
 Results are counted from A's view; a draw counts as half a win in the win rate.
 
 ``--watch`` serves a web page on a free port (``server.web``) that shows every game, live and
@@ -16,49 +18,11 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, TextIO
 
 from rllib_curling.cli import CommandError, UsageError
-from rllib_curling.cli.options import add_ends, level_range, positive_int
-
-
-@dataclass(frozen=True)
-class PlayerSpec:
-    """``kind`` "bot" (``level``) or "tcp" (``host``, ``port``)."""
-
-    kind: str
-    level: int = -1
-    host: str = ""
-    port: int = 0
-
-    def __str__(self) -> str:
-        return f"bot:{self.level}" if self.kind == "bot" else f"tcp:{self.host}:{self.port}"
-
-
-def parse_player(text: str) -> PlayerSpec:
-    """``"3"`` / ``"bot:3"`` → a bot; ``"tcp:host:port"`` → an external AI. ValueError otherwise."""
-    from rllib_curling.bots import LEVELS
-
-    body = text[4:] if text.startswith("bot:") else text
-    if body.isdigit():
-        if int(body) not in LEVELS:
-            raise ValueError(f"bot level must be one of {list(LEVELS)}, got {text!r}")
-        return PlayerSpec("bot", level=int(body))
-    if text.startswith("tcp:") and text.count(":") >= 2:
-        host, _, port = text[4:].rpartition(":")
-        if host and port.isdigit() and 0 < int(port) < 65536:
-            return PlayerSpec("tcp", host=host, port=int(port))
-    raise ValueError(
-        f"a player is a bot level {level_range()} (3 or bot:3) or tcp:HOST:PORT, got {text!r}"
-    )
-
-
-def _player(text: str) -> PlayerSpec:
-    try:
-        return parse_player(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+from rllib_curling.cli.options import add_ends, positive_int
+from rllib_curling.cli.players import Agent, Level, Player, Remote, forms, player_type
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -67,12 +31,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="play games between two bots (or a bot and an external AI), headless",
         description="Play games between A and B with the hammer alternating (A is Player1 in "
         "the 1st, 3rd, ... game) and print wins, draws, losses and the mean score from A's "
-        f"view. A and B: a bot level {level_range()} (3 or bot:3), or tcp:HOST:PORT for an "
-        "external AI "
-        "(a server is started there; the AI connects to it).",
+        f"view. A and B: {forms()}. Against tcp:HOST:PORT a server is started there and the "
+        "external AI connects to it; the other player is then a bot level.",
     )
-    p.add_argument("a", type=_player, metavar="A", help="first player: 3, bot:3 or tcp:HOST:PORT")
-    p.add_argument("b", type=_player, metavar="B", help="second player (same forms)")
+    p.add_argument("a", type=player_type(), metavar="A",
+                   help="first player: 3, bot:3, tcp:HOST:PORT, builtin, a checkpoint directory "
+                   "or policy:CHECKPOINT")  # fmt: skip
+    p.add_argument("b", type=player_type(), metavar="B", help="second player (same forms)")
     p.add_argument("--games", type=positive_int, default=10, help="games to play (default 10)")
     add_ends(p)
     p.add_argument("--seed", type=int, default=0, help="seed; game g uses [seed, g] (default 0)")
@@ -87,19 +52,37 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     a, b = args.a, args.b
-    if a.kind == "tcp" and b.kind == "tcp":
+    if isinstance(a, Remote) and isinstance(b, Remote):
         raise UsageError("at most one player can be tcp:HOST:PORT")
-    if a.kind == "tcp" or b.kind == "tcp":
+    if isinstance(a, Remote) or isinstance(b, Remote):
+        if isinstance(a, Agent) or isinstance(b, Agent):
+            raise UsageError("against tcp:HOST:PORT the other player is a bot level (3 or bot:3)")
         return _run_external(a, b, args)
     return _run_bots(a, b, args)
 
 
-def _run_bots(a: PlayerSpec, b: PlayerSpec, args: argparse.Namespace) -> int:
+def in_process_bot(player: Level | Agent) -> Any:
+    """The player as an in-process bot: a level's, or the agent's (``agent.player.agent_bot``;
+    ``UsageError`` in one line for a checkpoint that cannot be loaded)."""
     from rllib_curling.bots import make_bot
+
+    if isinstance(player, Level):
+        return make_bot(player.level)
+    try:
+        from rllib_curling.agent.player import agent_bot
+
+        return agent_bot(player.checkpoint, search=None if player.search else 0, name=str(player))
+    except ImportError as exc:
+        raise UsageError(f"{player}: an agent needs the rl extra ({exc.name} is missing)") from None
+    except (FileNotFoundError, ValueError) as exc:
+        raise UsageError(f"{player}: {exc}") from None
+
+
+def _run_bots(a: Level | Agent, b: Level | Agent, args: argparse.Namespace) -> int:
     from rllib_curling.bots.matches import GameResult, play_match
 
     out = sys.stderr if args.json else sys.stdout
-    bot_a, bot_b = make_bot(a.level), make_bot(b.level)
+    bot_a, bot_b = in_process_bot(a), in_process_bot(b)
     print(
         f"{a} ({bot_a.name}) vs {b} ({bot_b.name}): {args.games} games of {args.ends} ends, "
         f"seed {args.seed}",
@@ -144,7 +127,7 @@ def _run_bots(a: PlayerSpec, b: PlayerSpec, args: argparse.Namespace) -> int:
 
 
 def _watch_bots(
-    a: PlayerSpec, b: PlayerSpec, name_a: str, name_b: str, ends: int, out: TextIO
+    a: Player, b: Player, name_a: str, name_b: str, ends: int, out: TextIO
 ) -> tuple[Any, Any]:
     """The page for in-process bot games: (WebHandle, BotMatchFeed); ``CommandError`` if it
     cannot start."""
@@ -184,7 +167,7 @@ def summary(name: str, wins: int, draws: int, losses: int, pa: float, pb: float)
     )
 
 
-def _run_external(a: PlayerSpec, b: PlayerSpec, args: argparse.Namespace) -> int:
+def _run_external(a: Player, b: Player, args: argparse.Namespace) -> int:
     """Serve ``args.games`` games between the external AI and the bot, counted from A's view.
 
     The server seats the bot (``ServerConfig.opponent``) against any client without a key
@@ -199,7 +182,8 @@ def _run_external(a: PlayerSpec, b: PlayerSpec, args: argparse.Namespace) -> int
     from rllib_curling.server import start_server_thread
     from rllib_curling.server.config import ServerConfig
 
-    external, bot = (a, b) if a.kind == "tcp" else (b, a)
+    external, bot = (a, b) if isinstance(a, Remote) else (b, a)
+    assert isinstance(external, Remote) and isinstance(bot, Level)
     out = sys.stderr if args.json else sys.stdout
     with tempfile.TemporaryDirectory(prefix="curling-match-") as log_dir:
         config = ServerConfig(
@@ -243,7 +227,7 @@ def _forever() -> None:
         time.sleep(3600)
 
 
-def _collect(log_dir: str, n: int, a: PlayerSpec, out: TextIO) -> list[tuple[int, int, str]]:
+def _collect(log_dir: str, n: int, a: Player, out: TextIO) -> list[tuple[int, int, str]]:
     """Wait for ``n`` finished games in the records; (A's points, B's points, A's result)."""
     import time
 
@@ -251,7 +235,7 @@ def _collect(log_dir: str, n: int, a: PlayerSpec, out: TextIO) -> list[tuple[int
     try:
         while len(games) < n:
             time.sleep(0.5)
-            for game in _read_games(log_dir, a_is_external=a.kind == "tcp")[len(games) :]:
+            for game in _read_games(log_dir, a_is_external=isinstance(a, Remote))[len(games) :]:
                 games.append(game)
                 print(f"game {len(games):3d}: {a} {game[0]}-{game[1]}  {game[2]}", file=out)
                 out.flush()
@@ -261,7 +245,7 @@ def _collect(log_dir: str, n: int, a: PlayerSpec, out: TextIO) -> list[tuple[int
 
 
 def _report(
-    a: PlayerSpec, b: PlayerSpec, games: list[tuple[int, int, str]], args: argparse.Namespace
+    a: Player, b: Player, games: list[tuple[int, int, str]], args: argparse.Namespace
 ) -> None:
     from rllib_curling.game import Result
 

@@ -37,7 +37,7 @@ import importlib.util
 import json
 import sys
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rllib_curling.cli import CommandError, UsageError
 from rllib_curling.cli.options import (
@@ -48,9 +48,7 @@ from rllib_curling.cli.options import (
     load_player,
     positive_int,
 )
-
-if TYPE_CHECKING:
-    from rllib_curling.cli.commands.rate_games import Entrant
+from rllib_curling.cli.players import Agent, Level, Player, Remote, parse_player
 
 #: Base seed of rating games: pair k plays with seed RATE_SEED + k.
 RATE_SEED = 2_000_000
@@ -93,57 +91,55 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _check(args: argparse.Namespace) -> tuple[list[Entrant], str]:
+def _check(args: argparse.Namespace) -> tuple[list[Player], str]:
     """The entrants and the anchor's name; ``UsageError`` (one line) else."""
-    from rllib_curling.cli.commands.rate_games import parse_entrant
-
     try:
-        entrants = [parse_entrant(text) for text in args.players]
+        entrants = [parse_player(text) for text in args.players]
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    names = [e.name for e in entrants]
+    names = [str(e) for e in entrants]
     if len(entrants) < 2:
         raise UsageError(f"a round robin needs at least 2 players, got {names}")
     if len(set(names)) < len(names):
         raise UsageError(f"a player is listed twice: {names}")
-    if sum(e.kind == "tcp" for e in entrants) > 1:
+    if sum(isinstance(e, Remote) for e in entrants) > 1:
         raise UsageError("at most one player can be tcp:HOST:PORT")
     rl = [m for m in ("ray", "torch", "gymnasium") if importlib.util.find_spec(m) is None]
-    if rl and any(e.kind == "checkpoint" for e in entrants):
+    if rl and any(isinstance(e, Agent) for e in entrants):
         raise UsageError(
             f"checkpoint players need the rl extra ({', '.join(rl)} missing): {RL_HINT}"
         )
     if args.png and importlib.util.find_spec("matplotlib") is None:
         raise UsageError(f"--png needs matplotlib (the render extra): {RENDER_HINT}")
-    bots = [e.name for e in entrants if e.kind == "bot"]
+    bots = [str(e) for e in entrants if isinstance(e, Level)]
     anchor = args.anchor or (bots[0] if bots else names[0])
-    anchor = f"bot:{anchor}" if anchor.isdigit() else anchor  # as parse_entrant names it
+    anchor = f"bot:{anchor}" if anchor.isdigit() else anchor  # as a Level names itself
     if anchor not in names:
         raise UsageError(f"--anchor {args.anchor!r} is not one of the players {names}")
     return entrants, anchor
 
 
 def _load_policies(
-    entrants: list[Entrant], module_id: str, options: SearchOptions, seed: int = 0
+    entrants: list[Player], module_id: str, options: SearchOptions, seed: int = 0
 ) -> dict[str, Any]:
     """A ``PolicyPlayer`` per checkpoint entrant (``policy:CHECKPOINT``: without search, whatever
     ``options`` say); ``UsageError`` (one line) for a checkpoint that cannot be loaded."""
     import dataclasses
 
     policies: dict[str, Any] = {}
-    if not any(e.kind == "checkpoint" for e in entrants):
+    if not any(isinstance(e, Agent) for e in entrants):
         return policies
     from rllib_curling.rl.checkpoints import find_checkpoint
 
     for e in entrants:
-        if e.kind == "checkpoint":
-            own = dataclasses.replace(options, search=0) if e.no_search else options
+        if isinstance(e, Agent):
+            own = options if e.search else dataclasses.replace(options, search=0)
             try:
-                path = find_checkpoint(e.path)
-                policies[e.name] = load_player(str(path), module_id, own, seed=seed)
+                path = find_checkpoint(e.checkpoint)
+                policies[str(e)] = load_player(str(path), module_id, own, seed=seed)
             except (FileNotFoundError, ValueError, UsageError) as exc:
-                raise UsageError(f"{e.name}: {exc}") from None
-            print(f"{e.name}: {path}", file=sys.stderr, flush=True)
+                raise UsageError(f"{e}: {exc}") from None
+            print(f"{e}: {path}", file=sys.stderr, flush=True)
     return policies
 
 
@@ -164,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
     except CurlingError as exc:  # a server that cannot start, a client refused
         raise CommandError(str(exc)) from None
     results = [(p["a"], p["b"], s) for p in pairs for s in p["scores"]]
-    ratings = fit_ratings([e.name for e in entrants], results, anchor=anchor)
+    ratings = fit_ratings([str(e) for e in entrants], results, anchor=anchor)
     print(f"{len(results)} games in {time.perf_counter() - start:.0f} s", file=sys.stderr)
     if args.json:
         record = {"games_per_pair": args.games, "ends": args.ends, "seed": args.seed,

@@ -1,6 +1,6 @@
 """The library part of ``curling rate`` (not a subcommand): the players, every pair of a round
 robin played and scored, and the ratings' table and plot. ``cli.commands.rate`` parses the
-command line into these (``Entrant``, ``RoundRobin``) and never the other way round.
+command line into these (``cli.players.Player``, ``RoundRobin``) and never the other way round.
 
 A pair's scores are a list of the first-listed player's score per game (``game.Result.points``:
 1 / 0.5 / 0, by the result, so a game lost by a disconnect or a forfeit counts as lost). Where
@@ -35,39 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from rllib_curling.cli.commands.match import PlayerSpec, parse_player
-from rllib_curling.cli.options import level_range
+from rllib_curling.cli.players import Agent, Level, Player, Remote
 from rllib_curling.game import Result
-
-
-@dataclass(frozen=True)
-class Entrant:
-    """One player of the round robin: ``spec`` (bot or tcp) or a checkpoint ``path``."""
-
-    name: str
-    spec: PlayerSpec | None = None
-    path: str = ""
-    #: ``policy:CHECKPOINT``: the policy alone, whatever ``--search`` says.
-    no_search: bool = False
-
-    @property
-    def kind(self) -> str:
-        return self.spec.kind if self.spec is not None else "checkpoint"
-
-
-def parse_entrant(text: str) -> Entrant:
-    """A bot level, ``tcp:HOST:PORT``, ``builtin`` (the shipped agent) or an existing directory
-    (a checkpoint); ValueError else."""
-    if text.isdigit() or text.startswith(("bot:", "tcp:")):
-        spec = parse_player(text)
-        return Entrant(str(spec), spec=spec)
-    path = text.removeprefix("policy:")
-    if path != "builtin" and not Path(path).expanduser().is_dir():
-        raise ValueError(
-            f"a player is a bot level {level_range()} (3 or bot:3), tcp:HOST:PORT, builtin or a "
-            f"checkpoint directory (policy:CHECKPOINT: without search); no such directory: {path!r}"
-        )
-    return Entrant(text, path=path, no_search=path != text)
 
 
 @dataclass(frozen=True)
@@ -100,7 +69,7 @@ def bot_scores(level_a: int, level_b: int, games: int, ends: int, seed: int) -> 
     return [g.result_for(seat).points for g, seat in zip(match.games, match.a_seats, strict=True)]
 
 
-def schedule(entrants: list[Entrant], pairs: str) -> list[tuple[Entrant, Entrant]]:
+def schedule(entrants: list[Player], pairs: str) -> list[tuple[Player, Player]]:
     """The pairs that play: ``"all"`` (a round robin, in list order (1,2), (1,3), ..., (2,3),
     ...) or ``"adjacent"`` (each player against the next one listed: (1,2), (2,3), ...)."""
     if pairs == "adjacent":
@@ -109,7 +78,7 @@ def schedule(entrants: list[Entrant], pairs: str) -> list[tuple[Entrant, Entrant
 
 
 def play_round_robin(
-    entrants: list[Entrant], policies: dict[str, Any], setup: RoundRobin
+    entrants: list[Player], policies: dict[str, Any], setup: RoundRobin
 ) -> tuple[list[dict[str, Any]], bool]:
     """Every pair's games: ``([{"a", "b", "seed", "scores"}, ...], interrupted)``.
 
@@ -119,10 +88,10 @@ def play_round_robin(
     from multiprocessing import get_all_start_methods, get_context
 
     pairs = schedule(entrants, setup.pairs)
-    out: list[dict[str, Any]] = [{"a": a.name, "b": b.name, "seed": setup.seed + k, "scores": []}
+    out: list[dict[str, Any]] = [{"a": str(a), "b": str(b), "seed": setup.seed + k, "scores": []}
            for k, (a, b) in enumerate(pairs)]  # fmt: skip
     start = time.perf_counter()
-    in_pool = [k for k, (a, b) in enumerate(pairs) if a.kind == b.kind == "bot"]
+    in_pool = [k for k, (a, b) in enumerate(pairs) if isinstance(a, Level) and isinstance(b, Level)]
     in_pool = in_pool if setup.workers > 1 and len(in_pool) > 1 else []
     # fork is fast, but unsafe once torch is loaded (checkpoint players) and missing on Windows
     method = "fork" if "fork" in get_all_start_methods() and "torch" not in sys.modules else "spawn"
@@ -132,12 +101,12 @@ def play_round_robin(
         tasks = {}
         if pool is not None:
             for k in in_pool:
-                la, lb = (e.spec.level for e in pairs[k])  # type: ignore[union-attr]
+                la, lb = (e.level for e in pairs[k] if isinstance(e, Level))
                 tasks[pool.submit(bot_scores, la, lb, setup.games, setup.ends, setup.seed + k)] = k
         for k, (a, b) in enumerate(pairs):
             if k not in in_pool:
                 report = _reporter(out[k], setup.games, start)
-                if a.kind == b.kind == "bot":
+                if isinstance(a, Level) and isinstance(b, Level):
                     _bot_pair(a, b, setup, out[k]["seed"], report)
                 else:
                     _server_pair(a, b, policies, setup, out[k]["seed"], report)
@@ -175,20 +144,20 @@ def _summary(pair: dict[str, Any], start: float) -> None:
           f"games  [{time.perf_counter() - start:.0f} s]", file=sys.stderr, flush=True)  # fmt: skip
 
 
-def _bot_pair(a: Entrant, b: Entrant, setup: RoundRobin, seed: int, report: Report) -> None:
+def _bot_pair(a: Level, b: Level, setup: RoundRobin, seed: int, report: Report) -> None:
     from rllib_curling.bots import make_bot
     from rllib_curling.bots.matches import GameResult, play_match
 
     def progress(g: int, game: GameResult) -> None:
         report(game.result_for(g % 2).points)  # a is Player1 (seat 0) in even games
 
-    bot_a, bot_b = make_bot(a.spec.level), make_bot(b.spec.level)  # type: ignore[union-attr]
+    bot_a, bot_b = make_bot(a.level), make_bot(b.level)
     play_match(bot_a, bot_b, setup.games, setup.ends, seed, progress=progress)
 
 
 def _server_pair(
-    a: Entrant,
-    b: Entrant,
+    a: Player,
+    b: Player,
     policies: dict[str, Any],
     setup: RoundRobin,
     seed: int,
@@ -198,13 +167,13 @@ def _server_pair(
     from rllib_curling.server import start_server_thread
     from rllib_curling.server.config import ServerConfig
 
-    external = next((e.spec for e in (a, b) if e.kind == "tcp"), None)
-    bot = next((e for e in (a, b) if e.kind == "bot"), None)
+    external = next((e for e in (a, b) if isinstance(e, Remote)), None)
+    bot = next((e for e in (a, b) if isinstance(e, Level)), None)
     with tempfile.TemporaryDirectory(prefix="curling-rate-") as log_dir:
         config = ServerConfig(
             host=external.host if external else "127.0.0.1",
             tcp_port=external.port if external else 0,
-            opponent=bot.spec.level if bot is not None and bot.spec else None,
+            opponent=bot.level if bot is not None else None,
             bot_seat=0 if bot is a else 1,  # a is Player1 in game 1
             games=setup.games,
             ends=setup.ends,
@@ -216,16 +185,16 @@ def _server_pair(
         try:
             host, port = handle.address or (config.host, config.tcp_port)
             if external is not None:
-                other = b if a.kind == "tcp" else a
+                other = b if isinstance(a, Remote) else a
                 print(f"listening on {host}:{port}: connect the external AI (any key without "
                       f"':N'); it plays {setup.games} games of {setup.ends} ends against "
-                      f"{other.name}", file=sys.stderr, flush=True)  # fmt: skip
+                      f"{other}", file=sys.stderr, flush=True)  # fmt: skip
             timeout = EXTERNAL_TIMEOUT_S if external else CLIENT_TIMEOUT_S
             for e in (a, b):
-                if e.kind == "checkpoint":
+                if isinstance(e, Agent):
                     sign = 1.0 if e is a else -1.0  # the first checkpoint's client reports
                     count = None if threads else (lambda s, sign=sign: report(_for_a(s, sign)))
-                    threads.append(_seat(e, policies[e.name], host, port, timeout, count))
+                    threads.append(_seat(e, policies[str(e)], host, port, timeout, count))
             if threads:
                 for thread in threads:
                     while thread.is_alive():
@@ -242,7 +211,7 @@ def _for_a(score: float, sign: float) -> float:
 
 
 def _seat(
-    e: Entrant,
+    e: Agent,
     player: Any,
     host: str,
     port: int,
@@ -254,7 +223,7 @@ def _seat(
     from rllib_curling.client import CurlingClient
     from rllib_curling.errors import CurlingError
 
-    client = CurlingClient(host, port, key="rate", name=f"rate {e.name}", timeout=timeout)
+    client = CurlingClient(host, port, key="rate", name=f"rate {e}", timeout=timeout)
     client.connect()
 
     def on_game(n: int, c: CurlingClient) -> None:
@@ -265,11 +234,11 @@ def _seat(
         try:
             play_session(player, client, on_game)
         except CurlingError as exc:
-            print(f"curling rate: {e.name}: {exc}", file=sys.stderr, flush=True)
+            print(f"curling rate: {e}: {exc}", file=sys.stderr, flush=True)
         finally:
             client.close()
 
-    thread = threading.Thread(target=play, name=f"rate-{e.name}", daemon=True)
+    thread = threading.Thread(target=play, name=f"rate-{e}", daemon=True)
     thread.start()
     return thread
 

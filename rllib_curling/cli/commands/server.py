@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from rllib_curling.cli import CommandError, UsageError
 from rllib_curling.cli.options import level_range
+from rllib_curling.cli.players import POLICY_PREFIX, Agent, parse_player
 
 if TYPE_CHECKING:
     from rllib_curling.server.config import ServerConfig
@@ -196,8 +197,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--agent", action="append", default=[], metavar="[NAME=]CHECKPOINT",
         help="an agent people may play on the page (with --http-port): builtin (the shipped "
-        "agent), an agent folder or a checkpoint, as it plays by default; repeat for more "
-        "(needs the rl extra)",
+        "agent), an agent folder or a checkpoint, as it plays by default, or policy:CHECKPOINT "
+        "(its network alone); repeat for more (needs the rl extra)",
     )  # fmt: skip
     p.add_argument("-v", "--verbose", action="count", default=0, help="-v info, -vv debug logs")
     p.set_defaults(func=run)
@@ -279,16 +280,24 @@ def agent_factories(specs: list[str]) -> dict[str, Callable[[], Any]]:
 
     agents: dict[str, Callable[[], Any]] = {}
     for spec in specs:
-        name, sep, checkpoint = spec.partition("=")
+        name, sep, named = spec.partition("=")
+        try:
+            agent = parse_player(named if sep else spec, (Agent,))
+        except ValueError as exc:
+            raise ConfigError(f"--agent {spec!r}: {exc}") from None
+        assert isinstance(agent, Agent)
         if not sep:
-            checkpoint, name = spec, Path(spec.rstrip("/\\")).name or spec
+            name = Path(agent.checkpoint.rstrip("/\\")).name or agent.checkpoint
+            name = name if agent.search else f"{POLICY_PREFIX}{name}"
         if not name or name in agents:
             raise ConfigError(f"--agent {spec!r}: each agent needs a name of its own (NAME=PATH)")
         try:  # agent.player needs Gymnasium; loading the network, Ray and torch
             from rllib_curling.agent.player import PolicyPlayer
             from rllib_curling.agent.search import AgentBot
 
-            player = PolicyPlayer.from_checkpoint(checkpoint)
+            player = PolicyPlayer.from_checkpoint(
+                agent.checkpoint, search=None if agent.search else 0
+            )
         except ImportError as exc:
             raise ConfigError(f"--agent needs the rl extra ({exc.name} is missing)") from None
         except (FileNotFoundError, ValueError) as exc:
