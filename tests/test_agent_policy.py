@@ -187,3 +187,21 @@ def test_policy_module__imports_neither_ray_nor_torch() -> None:
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout) == []
+
+
+def test_committed_shot_network__wins_the_tied_last_end_with_its_hammer_stone() -> None:
+    """``measurements/agents/shot-network`` (issue 32's network alone, committed with its model
+    card) loads as an agent folder and, with the last stone of a tied game and an empty house,
+    draws into the house: thrown without noise, the game is won."""
+    from rllib_curling.agent.search import AgentBot
+    from rllib_curling.game import Game, GameConfig, GameState, Result
+
+    folder = Path(__file__).resolve().parents[1] / "measurements" / "agents" / "shot-network"
+    policy = load_policy(folder)
+    assert (policy.mode, policy.masked, policy.search_defaults.k) == ("shots", True, 0)
+    state = GameState(shot=15, end=2, first_seat=0, end_scores=((1, 0), (0, 1)),
+                      config=GameConfig(ends=3))  # fmt: skip
+    seat = state.next_seat
+    throw = AgentBot(policy).choose(state, np.random.default_rng(0))
+    after = Game.step(state, throw, noise=False).resolve()
+    assert after.is_terminal and after.result_for(seat) == Result.WIN
