@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,9 @@ def test_parse_player__every_form_and_its_name_back(text: str, player: object) -
 def test_parse_player__a_directory_is_an_agent_with_or_without_its_search(tmp_path: Path) -> None:
     assert parse_player(str(tmp_path)) == Agent(str(tmp_path))
     assert parse_player(f"policy:{tmp_path}") == Agent(str(tmp_path), search=False)
-    with pytest.raises(ValueError, match=f"no checkpoint directory at {tmp_path / 'nope'}"):
+    with pytest.raises(
+        ValueError, match=re.escape(f"no checkpoint directory at {tmp_path / 'nope'}")
+    ):
         parse_player(f"policy:{tmp_path / 'nope'}")
 
 
