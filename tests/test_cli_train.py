@@ -106,6 +106,19 @@ def test_train__config_env_config_is_merged_into_the_files(tmp_path: Path) -> No
     assert merged.config["lr"] == 1e-4
 
 
+def test_train__experiment_name_renames_the_files_experiment(tmp_path: Path) -> None:
+    from rllib_curling.cli.commands.train import _experiments_from_args
+
+    one = ["train", "-f", str(ROOT / "tune_configs" / "bc_shots.yaml"), "-n", "shots-2"]
+    (spec,) = _experiments_from_args(rllib_cli.build_parser().parse_args(one))
+    assert spec.name == "shots-2"
+    two = tmp_path / "two.yaml"
+    two.write_text("a: {run: PPO, env: curling}\nb: {run: DQN, env: curling}\n")
+    args = rllib_cli.build_parser().parse_args(["train", "-f", str(two), "-n", "x"])
+    with pytest.raises(ConfigError, match="holds 2 experiments; --experiment-name names one"):
+        _experiments_from_args(args)
+
+
 def test_experiment_spec__non_mapping_sections_are_refused() -> None:
     with pytest.raises(ConfigError, match="stop must be a mapping"):
         ExperimentSpec.from_mapping("x", {"run": "PPO", "stop": [1]}, "f.yaml")

@@ -121,6 +121,12 @@ def _experiments_from_args(args: argparse.Namespace) -> list[Any]:
         path = args.file_cmd[1]
     if path:
         experiments = read_experiment_file(path)
+        if args.experiment_name:
+            if len(experiments) > 1:
+                raise ConfigError(
+                    f"{path} holds {len(experiments)} experiments; --experiment-name names one"
+                )
+            experiments[0].name = args.experiment_name
     else:
         if not args.run:
             raise ConfigError("give --run ALGO (and --env ENV), or -f FILE.yaml")
