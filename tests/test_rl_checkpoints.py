@@ -155,6 +155,19 @@ def test_curling_export__writes_an_agent_folder_or_one_line_error(
     assert err.startswith("curling export: no checkpoint directory") and err.count("\n") == 1
 
 
+def test_curling_export__the_default_card_names_the_checkpoint_relative_to_the_cwd(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rllib_curling.cli import curling
+
+    saved_module(tmp_path / "results" / "module")
+    monkeypatch.chdir(tmp_path)
+    assert curling.main(["export", "results/module", "agent"]) == 0
+    card = (tmp_path / "agent" / "MODEL_CARD.md").read_text(encoding="utf-8")
+    assert str(tmp_path) not in card
+    assert f"`{Path('results', 'module')}" in card
+
+
 def test_experiment_dir__trials_without_games_pick_the_newest(tmp_path: Path) -> None:
     exp = tmp_path / "results" / "curling-bc"
     import os
