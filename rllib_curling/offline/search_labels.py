@@ -50,10 +50,10 @@ from typing import Any
 import numpy as np
 
 from rllib_curling import win_table
-from rllib_curling.aiming.shots import N_SHOTS, legal_shots
+from rllib_curling.aiming.shots import N_SHOTS
 from rllib_curling.bots.base import Bot, Throw, finish
 from rllib_curling.bots.search import Judgement
-from rllib_curling.env.spaces import observe_state
+from rllib_curling.env.spaces import ACTION_MASK, observe_state
 from rllib_curling.game import GameState, Result
 
 
@@ -76,8 +76,8 @@ def label_row(
 ) -> dict[str, Any]:
     """The columns of one judged turn that do not depend on what came after it; ``replied`` is
     padded to ``replies`` entries (action −1, value NaN), as columns have one shape."""
-    mask = legal_shots(state.position)
-    actions = np.flatnonzero(mask)  # candidate i of the search is action actions[i]
+    obs = observe_state(state, seat, "shots")
+    actions = np.flatnonzero(obs[ACTION_MASK])  # candidate i of the search is action actions[i]
     assert len(actions) == len(judgement.throws), "the teacher's candidates are not the shot set"
     played = int(actions[int(judgement.order[0])])
     screen = np.full(N_SHOTS, np.nan, np.float32)
@@ -91,7 +91,7 @@ def label_row(
     mine, theirs = state.totals if seat == 0 else state.totals[::-1]
     reply = judgement.order[: len(judgement.replied)]
     return {
-        "obs": observe_state(state, seat, "shots"),
+        "obs": obs,
         "actions": played, "throw": np.asarray(throw, np.float32), "screen": screen,
         "judged": actions[judgement.top].astype(np.int64),
         "judged_mean": judgement.top_mean.astype(np.float32),
