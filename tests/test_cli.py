@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -128,3 +129,33 @@ def test_play__a_folder_without_a_checkpoint_is_one_line_and_exit_2(
     assert main(["play", "--checkpoint", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("curling play: ") and err.count("\n") == 1
+
+
+def _help_texts() -> list[tuple[str, str]]:
+    """(command, text) for every description and argument help of both programs."""
+    from rllib_curling.cli import curling, rllib
+
+    texts = []
+    for program in (curling, rllib):
+        parser = program.build_parser()
+        (sub,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        for name, command in sub.choices.items():
+            where = f"{parser.prog} {name}"
+            names = {str(a.metavar) for a in command._actions if a.metavar}  # e.g. RUN_DIR
+            drop = re.compile("|".join(rf"\b{re.escape(n)}\b" for n in names) or "$^")
+            texts.append((where, drop.sub("", command.description or "")))
+            texts += [(f"{where} {a.dest}", drop.sub("", a.help or "")) for a in command._actions]
+    return texts
+
+
+#: What a developer's note looks like in a help text: reST literals, the package's module paths,
+#: its constants and classes.
+DEV_NOTE = re.compile(
+    r"``|rllib_curling|\b(?:rl|bots|agent|env|server|offline|physics|aiming|cli)\.(?!(?:md|json|pt|csv|yaml|ini|png)\b)[a-z_]+\b"
+    r"|\b[A-Z]+_[A-Z_]+\b(?!\.)|\bCurling[A-Z]\w+"
+)
+
+
+@pytest.mark.parametrize(("where", "text"), _help_texts(), ids=lambda x: str(x)[:40])
+def test_help__every_command_reads_as_help_not_as_developer_notes(where: str, text: str) -> None:
+    assert not DEV_NOTE.search(text), f"{where}: {DEV_NOTE.search(text)}"

@@ -1,15 +1,5 @@
-"""``curling calibrate``: how close the engine comes to recorded throws, noise off.
-
-Without files: the package's tables of the platform's server (landing points, MOTIONINFO,
-collisions, free draws) against the targets of physics.md. With files: any table of the same
-kinds, recognised by its header:
-
-- a collision table (setup, v, h, w, target_x, ..., target_rest_x, ...; see
-  ``rllib_curling.physics.collisions``): struck-stone rest error median / 90th percentile,
-  in/out-of-play agreement, thrown-stone rest error;
-- a landing table (v, h, w, [sweep,] x, y): rest-point RMS and worst row;
-- a mid-sheet table (v, h, w, x, y, vx, vy, spin): MOTIONINFO speed, spin and x errors.
-"""
+"""``curling calibrate``: how close the engine comes to recorded throws, noise off
+(``DESCRIPTION`` is its help; a collision table's columns: ``physics.collisions``)."""
 
 from __future__ import annotations
 
@@ -37,12 +27,23 @@ TARGETS = {
     "collision_thrown_median": 0.10,
 }
 
+DESCRIPTION = """\
+Without files: the package's tables of the platform's server (landing points, MOTIONINFO,
+collisions, free draws) against the engine's fidelity targets. With files: any table of the
+same kinds, recognised by its header:
+
+- a collision table (setup, v, h, w, target_x, ..., target_rest_x, ...): struck-stone rest
+  error median / 90th percentile, in/out-of-play agreement, thrown-stone rest error;
+- a landing table (v, h, w, [sweep,] x, y): rest-point RMS and worst row;
+- a mid-sheet table (v, h, w, x, y, vx, vy, spin): MOTIONINFO speed, spin and x errors.
+"""
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "calibrate",
         help="compare the engine with recorded throws (landing, MOTIONINFO, collisions)",
-        description=__doc__.split("\n\n", 1)[1],
+        description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(

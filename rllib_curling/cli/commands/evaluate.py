@@ -1,15 +1,5 @@
-"""``rllib evaluate CHECKPOINT``: play a trained policy against built-in opponents and score it.
-
-``CHECKPOINT`` is anything ``rl.checkpoints.find_checkpoint`` takes: a checkpoint, a trial or an
-experiment directory (``results/curling-ppo``: its best trial's newest checkpoint), relative or
-with ``~``. For each opponent the policy (greedy) plays ``--episodes`` games on a private
-server, the hammer alternating; the table gives won, drawn and lost games, the win rate with
-draws counted half, and the mean score. Evaluation seeds (``--seed``, default ``EVAL_SEED``)
-are not ones training uses (training servers draw random seeds).
-
-``--watch`` shows the games on a web page (one URL for every opponent, printed first): live
-while they are played, and afterwards every game of the evaluation, until Ctrl+C.
-"""
+"""``rllib evaluate CHECKPOINT``: play a trained policy against built-in opponents and score it
+(``DESCRIPTION`` is its help)."""
 
 from __future__ import annotations
 
@@ -36,6 +26,18 @@ if TYPE_CHECKING:
 
 #: Base seed of evaluation games: opponent level L plays with seed EVAL_SEED + L.
 EVAL_SEED = 1_000_000
+
+DESCRIPTION = """\
+CHECKPOINT is a checkpoint, a trial or an experiment directory (results/curling-ppo: its best
+trial's newest checkpoint), an agent folder, or builtin for the agent in the package. For each
+opponent the policy (greedy) plays --episodes games on a private server, the hammer
+alternating; the table gives won, drawn and lost games, the win rate with draws counted half,
+and the mean score. The games' seeds (--seed) are never ones training uses (training servers
+draw random seeds) nor ones curling rate uses.
+
+--watch shows the games on a web page (one URL for every opponent, printed first): live while
+they are played, and afterwards every game of the evaluation, until Ctrl+C.
+"""
 
 
 @dataclass
@@ -81,7 +83,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "evaluate",
         help="play a checkpoint against built-in opponents",
-        description=__doc__.split("\n\n", 1)[1],
+        description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("checkpoint", help="a checkpoint, a trial/experiment directory, an agent "

@@ -1,10 +1,5 @@
-"""``curling export CHECKPOINT OUT``: a trained policy as an agent folder (weights only).
-
-An agent folder (``rl.checkpoints``) holds the network's weights (``weights.pt``), what it is
-(``agent.json``: the module, its model config, its action space, how its search plays by
-default) and a model card (``MODEL_CARD.md``). Every command that takes a checkpoint takes it;
-the agent shipped in the package (``builtin``) is one.
-"""
+"""``curling export CHECKPOINT OUT``: a trained policy as an agent folder, weights only (the
+folder's layout: ``rl.checkpoints``; ``DESCRIPTION`` is the command's help)."""
 
 from __future__ import annotations
 
@@ -14,12 +9,19 @@ from pathlib import Path
 from rllib_curling.cli import UsageError
 from rllib_curling.cli.options import positive_int, unit_float
 
+DESCRIPTION = """\
+An agent folder holds the network's weights (weights.pt), what it is (agent.json: the network,
+its settings, its action space, how its search plays by default) and a model card
+(MODEL_CARD.md). Every command that takes a checkpoint takes an agent folder; builtin, the
+agent in the package, is one.
+"""
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "export",
         help="write a checkpoint's policy as an agent folder (weights, settings, model card)",
-        description=__doc__.split("\n\n", 1)[1],
+        description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("checkpoint", help="a checkpoint, or a trial/experiment directory")

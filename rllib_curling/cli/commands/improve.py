@@ -1,17 +1,5 @@
-"""``curling improve AGENT OUT``: one generation of expert iteration.
-
-The agent (a checkpoint or agent folder; ``builtin``: the shipped one) plays with its search as
-the teacher, its games become offline data, the network retrains on them from the agent's own
-weights (BC with ``CurlingBCLearner``: soft targets and the value head on results), and the
-result is exported as a new agent folder with the same search settings:
-
-    OUT/data/          curling dataset OUT/data --teacher AGENT --games N
-    OUT/results/       rllib train (BC, input_ OUT/data, start_from AGENT, N iterations)
-    OUT/agent/         curling export OUT/results/improve OUT/agent (AGENT's search settings)
-
-Each stage is skipped when its output is there, so an interrupted generation resumes with the
-same command; the next generation is ``curling improve OUT/agent OUT2``.
-"""
+"""``curling improve AGENT OUT``: one generation of expert iteration (``DESCRIPTION`` is its
+help; the retraining is BC with ``CurlingBCLearner``)."""
 
 from __future__ import annotations
 
@@ -29,12 +17,26 @@ EXPERIMENT = "improve"
 #: The new agent's search settings when AGENT has none (a checkpoint): the shipped agent's.
 FALLBACK_SEARCH = SearchDefaults(k=8, value_weight=0.6)
 
+DESCRIPTION = """\
+The agent (a checkpoint or an agent folder; builtin: the one in the package) plays with its
+search as the teacher, its games become offline data, the network retrains on them from the
+agent's own weights (behaviour cloning with soft targets, and the value head on the games'
+results), and the result is exported as a new agent folder with the same search settings:
+
+    OUT/data/          curling dataset OUT/data --teacher AGENT --games N
+    OUT/results/       rllib train (BC on OUT/data, starting from AGENT, N iterations)
+    OUT/agent/         curling export OUT/results/improve OUT/agent (AGENT's search settings)
+
+Each stage is skipped when its output is there, so an interrupted generation resumes with the
+same command; the next generation is curling improve OUT/agent OUT2.
+"""
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "improve",
         help="one generation of expert iteration: the agent's searched games -> BC -> an agent",
-        description=__doc__.split("\n\n", 1)[1],
+        description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("agent", metavar="AGENT", help="the teacher: a checkpoint, an agent folder "

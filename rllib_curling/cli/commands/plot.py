@@ -1,13 +1,5 @@
-"""``curling plot RUN_DIR``: learning curves of a training run, as a PNG.
-
-``RUN_DIR`` is a Tune experiment directory (``results/curling-ppo``: one line per trial) or one
-trial directory, relative or with ``~``. Against training time and against env steps sampled:
-the win rate, the mean return, and the score rate (wins + draws / 2, over each iteration's
-games) against each opponent the run met (opponent mixtures, the curriculum; a dashed line for
-the curriculum's current level). The title says the algorithm and the opponent, read from the
-run. Needs matplotlib (``pip install
-"rllib-curling[render]"``).
-"""
+"""``curling plot RUN_DIR``: learning curves of a training run, as a PNG (``DESCRIPTION`` is
+its help)."""
 
 from __future__ import annotations
 
@@ -25,12 +17,21 @@ CURVES = (("env_runners/win_rate", "win rate, draws half (last 100 games)"),
 AXES = (("time_total_s", "training time (min)", 1 / 60),
         ("num_env_steps_sampled_lifetime", "env steps sampled", 1.0))  # fmt: skip
 
+DESCRIPTION = """\
+RUN_DIR is a Tune experiment directory (results/curling-ppo: one line per trial) or one trial
+directory, relative or with ~. Against training time and against env steps sampled: the win
+rate, the mean return, and the score rate (wins + draws / 2, over each iteration's games)
+against each opponent the run met (opponent mixtures, the curriculum; a dashed line for the
+curriculum's current level). The title says the algorithm and the opponent, read from the run.
+Needs matplotlib: pip install "rllib-curling[render]".
+"""
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "plot",
         help="plot the learning curves of a training run",
-        description=__doc__.split("\n\n", 1)[1],
+        description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("run_dir", metavar="RUN_DIR", help="experiment or trial directory")

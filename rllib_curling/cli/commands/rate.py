@@ -1,34 +1,7 @@
-"""``curling rate PLAYER PLAYER [...]``: a round robin between players, and their ratings.
-
-A player is a built-in level (``3`` or ``bot:3``), a checkpoint (anything
-``rl.checkpoints.find_checkpoint`` takes: a checkpoint, a trial or an experiment directory, an
-agent folder, ``builtin`` for the shipped agent; needs the ``rl`` extra; it plays as ``--search``
-says, or as its agent folder says by default; ``policy:CHECKPOINT`` is its policy alone, without
-search) or ``tcp:HOST:PORT`` (at most one: an external AI, which connects to a
-server started on HOST:PORT once per opponent, as with ``curling match``). Every pair plays
-``--games`` games, the hammer alternating (the pair's first-listed player is Player1, without
-the hammer in end 1, in the 1st, 3rd, ... game; with an odd number it has one game more
-without the hammer). Bot against bot plays in-process (``bots.matches.play_match``); a pair with
-a checkpoint or the external AI plays on a private server in this process, the checkpoints
-as clients in threads (``agent.player``).
-
-``--pairs adjacent`` plays only each player against the next one listed ((1,2), (2,3), ...):
-n − 1 pairs instead of n(n − 1)/2, for fields too slow for a round robin (list the players by
-expected strength; the ratings then rest on neighbours' games, and their intervals widen
-along the chain).
-
-Seeds: pair k (in list order: (1,2), (1,3), ..., (2,3), ...; with ``adjacent`` (1,2), (2,3),
-...) plays with seed ``--seed + k``,
-default ``RATE_SEED``: far from ``rllib evaluate``'s ``EVAL_SEED + level``, and training
-servers draw random seeds, so rating games are neither training nor evaluation games.
-
-The ratings (``bots.rating``): Bradley-Terry by maximum likelihood (a draw is half a win), on
-the Elo scale, the anchor (``--anchor``, default the first built-in level listed, else the first
-player) at 0, with 95 % intervals from the observed Fisher information. Prints a table and the
-matrix of pairwise scores (``--json``: one JSON object instead); ``--png`` draws the ratings
-with their intervals (needs matplotlib, the ``render`` extra). Progress goes to stderr; Ctrl+C
-stops and rates the games played so far. See docs/rating.md.
-"""
+"""``curling rate PLAYER PLAYER [...]``: a round robin between players, and their ratings
+(``DESCRIPTION`` is its help). Bot against bot plays in-process (``bots.matches.play_match``); a
+pair with a checkpoint or the external AI plays on a private server in this process, the
+checkpoints as clients in threads (``agent.player``); the ratings are ``bots.rating``'s."""
 
 from __future__ import annotations
 
@@ -56,11 +29,36 @@ RL_HINT = "pip install -e '.[rl]'"
 RENDER_HINT = "pip install -e '.[render]'"
 
 
+DESCRIPTION = f"""\
+A player is a built-in level (3 or bot:3), a checkpoint (a checkpoint, a trial or an experiment
+directory, an agent folder, or builtin for the agent in the package; needs the rl extra; it
+plays with its search as --search says, by default as its agent folder says), policy:CHECKPOINT
+(the same network alone, without search), or tcp:HOST:PORT (at most one: an external AI, which
+connects to a server started on HOST:PORT once per opponent, as with curling match).
+
+Every pair plays --games games, the hammer alternating: the pair's first-listed player is
+Player1, without the hammer in end 1, in the 1st, 3rd, ... game (with an odd number it has one
+game more without the hammer). --pairs adjacent plays only each player against the next one
+listed: n - 1 pairs instead of n(n - 1)/2, for fields too slow for a round robin (list the
+players by expected strength; the ratings then rest on neighbours' games, and their intervals
+widen along the chain).
+
+Pair k (in list order: (1,2), (1,3), ..., (2,3), ...; with adjacent (1,2), (2,3), ...) plays
+with seed --seed + k (default {RATE_SEED}): never a seed that rllib evaluate or training uses.
+
+The ratings: Bradley-Terry by maximum likelihood (a draw is half a win) on the Elo scale, the
+anchor (--anchor: by default the first built-in level listed, else the first player) at 0, with
+95 % intervals. Prints a table and the matrix of pairwise scores (--json: one JSON object
+instead); --png draws the ratings with their intervals (needs the render extra). Progress goes
+to stderr; Ctrl+C stops and rates the games played so far. See docs/rating.md.
+"""
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "rate",
         help="round robin between bots, checkpoints and an external AI; Elo-scale ratings",
-        description=__doc__.split("\n\n", 1)[1],
+        description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("players", nargs="+", metavar="PLAYER",

@@ -16,8 +16,8 @@ from rllib_curling.cli import UsageError
 
 DESCRIPTION = """\
 Train with Tune (its progress table is the progress output). With --env curling (or
-curling_multi) the config starts from rl.algorithm_configs.algorithm_config (the curling
-network, sized for small machines); --config and a YAML's config are applied on top. Flags given
+curling_multi) the config starts from the package's (the curling network, sized for small
+machines); --config and a YAML's config are applied on top. Flags given
 on the command line override what a -f file says; --config's env_config is merged into the
 file's key by key (nested mappings such as league and curriculum too).
 
