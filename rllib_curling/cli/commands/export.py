@@ -44,17 +44,18 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         path = find_checkpoint(args.checkpoint)
+        shown = _shown(path)
         card = (
             args.card.read_text(encoding="utf-8")
             if args.card is not None
-            else f"# Agent\n\nExported from `{_shown(path)}` with `curling export`.\n"
+            else f"# Agent\n\nExported from `{shown}` with `curling export`.\n"
         )
         search = SearchDefaults(k=args.search or 0, value_weight=args.value_weight).as_dict()
         out = export_agent(path, args.out, module_id=args.module_id, search=search, card=card)
     except (FileNotFoundError, ValueError, OSError) as exc:
         raise UsageError(str(exc)) from None
     size = sum(f.stat().st_size for f in out.iterdir())
-    print(f"{out}: {size / 1e6:.2f} MB (from {_shown(path)})")
+    print(f"{out}: {size / 1e6:.2f} MB (from {shown})")
     return 0
 
 
@@ -62,6 +63,6 @@ def _shown(path: Path) -> str:
     """A checkpoint's path as the card and the user read it: relative to where they ran the
     command when it lies below (a card names no one's home directory)."""
     try:
-        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
     except ValueError:
         return str(path)
