@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -79,6 +80,43 @@ def test_simulate__bad_flags_raise_usage_error_through_dispatch(
 
     assert main(["simulate", "--slot", "16", "--v", "3"]) == 2
     assert capsys.readouterr().err == "curling simulate: --slot must be 0-15, got 16\n"
+
+
+def test_simulate__out_of_range_throw_is_noted_and_echoed_as_thrown(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from rllib_curling.cli.curling import main
+
+    assert main(["simulate", "--v", "9", "--h", "-5", "--no-noise", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert err == (
+        "curling simulate: --v 9 is outside 0..6, thrown as 6; "
+        "--h -5 is outside -2.23..2.23, thrown as -2.23\n"
+    )
+    assert json.loads(out)[0]["throw"] == {"v": 6.0, "h": -2.23, "w": 0.0, "sweep": 0.0}
+
+
+def test_simulate__clamped_rows_of_a_file_are_counted_and_the_first_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rllib_curling.cli.curling import main
+
+    throws = tmp_path / "throws.csv"
+    throws.write_text("v,h,w\n3,0,0\n3,0,20\n7,0,0\n")
+    assert main(["simulate", "--throws", str(throws), "--no-noise"]) == 0
+    assert capsys.readouterr().err == (
+        "curling simulate: 2 of 3 throws clamped to the platform's limits "
+        "(throw 2: w 20 is outside -15.7..15.7, thrown as 15.7)\n"
+    )
+
+
+def test_simulate__a_throw_within_the_limits_prints_no_note(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from rllib_curling.cli.curling import main
+
+    assert main(["simulate", "--v", "3", "--no-noise"]) == 0
+    assert capsys.readouterr().err == ""
 
 
 def test_level_range__is_the_bots_levels() -> None:

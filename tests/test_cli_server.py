@@ -68,6 +68,18 @@ def test_server_flags__defaults_are_server_configs() -> None:
     assert config == ServerConfig()
 
 
+def test_server_flags__ends_takes_what_its_help_says(capsys: pytest.CaptureFixture[str]) -> None:
+    # any positive number or -1, as ServerConfig accepts (the help said "4, 8, or -1")
+    parser = build_parser()
+    for ends in (5, 1, -1):
+        assert build_config(parser.parse_args(["server", "--ends", str(ends)])).ends == ends
+    with pytest.raises(SystemExit):
+        parser.parse_args(["server", "--help"])
+    assert "any number (the platform offers 4 and 8), or -1 = unlimited" in " ".join(
+        capsys.readouterr().out.split()
+    )
+
+
 def test_server_config__unknown_key_lists_the_valid_ones() -> None:
     with pytest.raises(ConfigError, match="valid"):
         ServerConfig.from_dict({"tcp_prot": 1})

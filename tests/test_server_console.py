@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from server_helpers import RawClient, wait_until
 
-from rllib_curling.server.console import CONSOLE, game_line, lobby_line, printing
+from rllib_curling.server.console import CONSOLE, game_line, lobby_line, printing, refused_line
 
 pytestmark = pytest.mark.timeout(60)
 pytest_plugins = ("server_fixtures",)  # fixtures: start_server
@@ -72,6 +72,30 @@ def test_printing__one_plain_line_each_and_nothing_after_the_block() -> None:
 
 
 @pytest.mark.slow
+def test_server__a_refused_client_is_one_plain_console_line(
+    start_server: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    # was a WARNING of the server's logger: "<Connection 127.0.0.1:5000 unseated> refused: ..."
+    caplog.set_level(logging.INFO)
+    server = start_server(ends=1, games=1, keys=("secret",))
+    client = RawClient(server.address[1], "guess")
+    while client.recv_msg() is not None:  # the refusal, then EOF
+        pass
+    client.close()
+    lines = [
+        (r.name, r.levelno, r.getMessage()) for r in caplog.records if "refused" in r.getMessage()
+    ]
+    assert len(lines) == 1, lines
+    ((name, level, line),) = lines
+    assert (name, level) == (CONSOLE.name, logging.INFO)
+    assert line.startswith("refused 127.0.0.1:")
+    assert line.endswith(": wrong key; this server needs its connection key")
+    assert (
+        refused_line("AlphaCurl (127.0.0.1:5000)", "why")
+        == "refused AlphaCurl (127.0.0.1:5000): why"
+    )
+
+
 def test_server__console_says_who_waits_in_the_lobby_and_each_game(
     start_server: Any, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -8,6 +8,9 @@ See :mod:`rllib_curling.physics.engine` for the API and array layouts,
 from __future__ import annotations
 
 from rllib_curling.physics.engine import (
+    THROW_HIGH,
+    THROW_LOW,
+    THROW_NAMES,
     BatchResult,
     SimResult,
     clamp_throw,
@@ -20,6 +23,9 @@ from rllib_curling.physics.ice import ICE_MODELS, PLATFORM, IceModel
 __all__ = [
     "ICE_MODELS",
     "PLATFORM",
+    "THROW_HIGH",
+    "THROW_LOW",
+    "THROW_NAMES",
     "BatchResult",
     "IceModel",
     "SimResult",

@@ -8,6 +8,7 @@ plain line each, unless ``-q`` (or ``--announce``: a program reads that server's
         CONNECTKEY; a second client will be its opponent, or start the server with
         --opponent N to seat built-in AI N against such clients)
     game 3 (port 7788): AlphaCurl 5 - 3 built-in AI 3 (4 ends, AlphaCurl wins)
+    refused 127.0.0.1:50318: wrong key; this server needs its connection key
 
 (each line is one line: wrapped here). Game lines are numbered per port (room) from 1, Player1
 first; a game that did not finish says why (``forfeit``, ``disconnect``, ``stopped``, ``error``).
@@ -54,6 +55,12 @@ def lobby_line(port: int, who: str, seat: int, *, legacy: bool) -> str:
             "ending :1 .. :8 to play built-in AI 1 .. 8"
         )
     return f"waiting in the lobby of port {port}: {who} as Player{seat + 1} ({why})"
+
+
+def refused_line(who: str, why: str) -> str:
+    """The line of a client the server turned away (``who``: its address, with its team name
+    when it gave one), and why."""
+    return f"refused {who}: {why}"
 
 
 def display_names(names: Sequence[str], kinds: Sequence[str]) -> list[str]:

@@ -41,7 +41,7 @@ from rllib_curling.bots.levels import LEVELS, is_level
 from rllib_curling.errors import ServerStartError
 from rllib_curling.server.config import ServerConfig
 from rllib_curling.server.connection import Connection, SeatLost
-from rllib_curling.server.console import CONSOLE, game_line, lobby_line
+from rllib_curling.server.console import CONSOLE, game_line, lobby_line, refused_line
 from rllib_curling.server.match import Match
 from rllib_curling.server.people import AgentFactory, PeopleDesk, PersonPlayer
 from rllib_curling.server.players import BotPlayer, Player, RemotePlayer, ready_client
@@ -248,7 +248,8 @@ class CurlingServer:
         return limit is None or len(self._matches) < limit
 
     async def _refuse(self, conn: Connection, why: str) -> None:
-        log.warning("%r refused: %s", conn, why)
+        CONSOLE.info(refused_line(_who(conn), why))  # console: a plain line, not only with -v
+        log.debug("%r refused: %s", conn, why)
         await conn.close(empties=False, error=why)
 
     def _announce_seat(self, conn: Connection, seat: int) -> None:
@@ -307,7 +308,7 @@ class CurlingServer:
             conn.on_close = lost_partner
             self._pair_if_ready(room)
             if not partner.done():  # say who waits, and why (console: not only with -v)
-                who = f"{conn.team_name} ({conn.peer})" if conn.team_name else conn.peer
+                who = _who(conn)
                 port = room.address[1] if room.address else self.config.tcp_port
                 CONSOLE.info(lobby_line(port, who, seat, legacy=legacy))
             paired = await partner  # True once a match took both seats
@@ -433,3 +434,8 @@ class CurlingServer:
             self._seats_freed.set()
             for room in self.rooms:
                 self._pair_if_ready(room)
+
+
+def _who(conn: Connection) -> str:
+    """A client as the console lines name it: its team name (once it gave one) and address."""
+    return f"{conn.team_name} ({conn.peer})" if conn.team_name else conn.peer

@@ -67,7 +67,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--ends",
         type=int,
         default=d.ends,
-        help="ends per game: 4, 8, or -1 = unlimited (default: %(default)s)",
+        help="ends per game: any number (the platform offers 4 and 8), or -1 = unlimited (default: "
+        "%(default)s)",
     )
     p.add_argument(
         "--games",

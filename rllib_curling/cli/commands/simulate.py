@@ -11,6 +11,7 @@ import argparse
 import csv
 import json
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -71,6 +72,9 @@ def _run(args: argparse.Namespace) -> int:
     if args.ice not in ICE_MODELS:
         raise UsageError(f"unknown --ice {args.ice!r}; known: {', '.join(ICE_MODELS)}")
     throws, expected = _read_throws(args)
+    throws, note = _as_thrown(throws)
+    if note:
+        print(f"curling simulate: {note}", file=sys.stderr)
     position = _parse_position(args.position)
     slot = _pick_slot(position, args.slot)
     rng = None if args.no_noise else np.random.default_rng(args.seed)
@@ -94,11 +98,7 @@ def _read_throws(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray | Non
     if args.throws is None:
         if args.v is None:
             raise UsageError("give --v (and --h, --w, --sweep) or --throws FILE.csv")
-        from rllib_curling.physics import clamp_throw
-
-        throw = [args.v, args.h, args.w, args.sweep]
-        clamp_throw(throw)  # raises on NaN / inf, naming the value
-        return np.array([throw]), None
+        return np.array([[args.v, args.h, args.w, args.sweep]]), None
     if args.v is not None:
         raise UsageError("--v and --throws exclude each other")
     with args.throws.open(newline="", encoding="utf-8") as f:
@@ -118,6 +118,28 @@ def _read_throws(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray | Non
     data[np.isnan(data[:, 3]), 3] = 0.0
     expected = data[:, 4:6] if not np.isnan(data[:, 4:6]).any() else None
     return data[:, :4], expected
+
+
+def _as_thrown(throws: np.ndarray) -> tuple[np.ndarray, str | None]:
+    """The throws as the engine throws them (``clamp_throw``: the platform's limits; NaN or inf
+    raise, naming the value), and a one-line note of what it clamped, if anything: every value
+    of a single throw, the first of many."""
+    from rllib_curling.physics import THROW_HIGH, THROW_LOW, THROW_NAMES, clamp_throw
+
+    thrown = np.array([clamp_throw(throw) for throw in throws])
+    rows, cols = np.nonzero(thrown != throws)
+    notes = [
+        f"{THROW_NAMES[c]} {throws[r, c]:g} is outside {THROW_LOW[c]:g}..{THROW_HIGH[c]:g}, "
+        f"thrown as {thrown[r, c]:g}"
+        for r, c in zip(rows, cols, strict=True)
+    ]
+    if not notes:
+        return thrown, None
+    if len(throws) == 1:
+        return thrown, "; ".join("--" + note for note in notes)
+    n = len(set(rows.tolist()))
+    where = f"throw {rows[0] + 1}: {notes[0]}"
+    return thrown, f"{n} of {len(throws)} throws clamped to the platform's limits ({where})"
 
 
 def _number(text: str | None, column: str, path: Path, line: int) -> float:
