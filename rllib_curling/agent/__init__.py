@@ -10,6 +10,8 @@ dataset --teacher``, ``curling rate``), which use it.
 |              | action, proposals, probabilities, values; its ``SearchDefaults``)        |
 | ``search``   | the agent's search (``AGENT_SPEC``, ``PolicySearch``, ``AgentSearch``,   |
 |              | ``module_leaf_value``) and ``AgentBot``: the agent as an in-process bot  |
+| ``guided``   | the search a shot network guides (``GuidedSearch``: noisy successive     |
+|              | halving over its prior, its end-score head through the win table)        |
 | ``player``   | ``PolicyPlayer``: a policy as a client's player on any server,           |
 |              | ``agent_bot``, ``play_session``                                          |
 
