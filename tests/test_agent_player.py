@@ -4,7 +4,9 @@ player, the search an agent folder asks for, the commands' search options, ``cur
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -16,6 +18,8 @@ from rllib_curling.agent.policy import LoadedPolicy
 from rllib_curling.agent.search import EXPLAIN_CANDIDATES, EXPLAIN_TOP, AgentBot, PolicySearch
 from rllib_curling.env.spaces import observe, throw_space
 from rllib_curling.rl.checkpoints import export_agent
+
+pytest_plugins = ("server_fixtures",)  # start_server
 
 
 def test_player__searches_only_when_asked() -> None:
@@ -125,3 +129,71 @@ def test_curling_play__explain_writes_why_into_the_record(tmp_path: Path) -> Non
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert no_sink.returncode == 2 and "--explain shows on --watch" in no_sink.stderr
+
+
+class _Draw:
+    """A player that draws every stone (``play_session`` asks only ``throw``)."""
+
+    explanation = None
+
+    def throw(self, client: object) -> tuple[float, float, float, float]:
+        client.throw(3.0, 0.0, 0.0)  # type: ignore[attr-defined]
+        return (3.0, 0.0, 0.0, 0.0)
+
+
+def test_play_session__says_why_it_waits_in_a_lobby_then_plays(start_server: Any) -> None:
+    import threading
+
+    from server_helpers import RawClient
+
+    from rllib_curling.agent.player import WAITING_HINT_S, play_session
+    from rllib_curling.client import CurlingClient
+
+    server = start_server(ends=1, games=1)
+    port = server.address[1]
+    client = CurlingClient("127.0.0.1", port, key="localtest", name="lobby", timeout=30)
+    client.connect()
+    waited: list[float] = []
+    opened = time.monotonic()
+    games: list[int] = []
+
+    def second_client() -> None:  # the opponent comes once the first said it waits
+        other = RawClient(port, "localtest", name="second")
+        other.play()
+        other.close()
+
+    def on_waiting() -> None:
+        waited.append(time.monotonic() - opened)
+        threading.Thread(target=second_client, daemon=True).start()
+
+    try:
+        played = play_session(_Draw(), client, lambda n, c: games.append(n), None, on_waiting)  # type: ignore[arg-type]
+    finally:
+        client.close()
+    assert played == 1 and games == [1]
+    assert len(waited) == 1 and WAITING_HINT_S <= waited[0] < WAITING_HINT_S + 2
+
+
+def test_play_session__no_hint_when_the_game_starts_at_once(start_server: Any) -> None:
+    from rllib_curling.agent.player import play_session
+    from rllib_curling.client import CurlingClient
+
+    server = start_server(ends=1, games=1)
+    client = CurlingClient("127.0.0.1", server.address[1], key="localtest:1", timeout=30)
+    client.connect()
+    waited: list[int] = []
+    try:
+        played = play_session(_Draw(), client, lambda n, c: None, None, lambda: waited.append(1))  # type: ignore[arg-type]
+    finally:
+        client.close()
+    assert played == 1 and waited == []
+
+
+def test_waiting_hint__tells_a_lobby_key_how_to_play_a_level() -> None:
+    from rllib_curling.cli.commands.play import waiting_hint
+
+    hint = waiting_hint("localtest", 3.0)
+    assert hint.startswith("no game yet after 3 s, still waiting: curling server keeps a key ")
+    assert "-k localtest:N plays its built-in AI N (1-8)" in hint
+    assert "click Ready and Start" in hint
+    assert "the server has no free seat or opponent yet" in waiting_hint("localtest:2", 3.0)

@@ -28,6 +28,7 @@ from rllib_curling.aiming.tables import shot_tables
 from rllib_curling.aiming.templates import Throw
 from rllib_curling.client import CurlingClient
 from rllib_curling.env.spaces import action_mode, observe, throw_for
+from rllib_curling.errors import PeerTimeoutError
 
 
 class PolicyPlayer:
@@ -134,12 +135,20 @@ def play_session(
     client: CurlingClient,
     on_game: Callable[[int, CurlingClient], None],
     on_throw: Callable[[Throw, dict[str, Any] | None], None] | None = None,
+    on_waiting: Callable[[], None] | None = None,
 ) -> int:
     """Play on ``client`` until the server ends the session; returns the number of games.
-    ``on_throw(throw, explanation)`` after each throw sent (``explanation``: with ``explain``)."""
+    ``on_throw(throw, explanation)`` after each throw sent (``explanation``: with ``explain``);
+    ``on_waiting()`` once when no game has started ``WAITING_HINT_S`` after connecting (a
+    lobby waiting for a second client, a platform page where nobody clicked Start)."""
     games = 0
+    first = True
     while True:
-        event = client.wait_turn()
+        if first and on_waiting is not None:
+            event = _first_event(client, on_waiting)
+        else:
+            event = client.wait_turn()
+        first = False
         if event == "go":
             throw = player.throw(client)
             if on_throw is not None:
@@ -149,3 +158,18 @@ def play_session(
             on_game(games, client)
         else:
             return games
+
+
+#: Seconds without a game after connecting before ``play_session`` says why it waits.
+WAITING_HINT_S = 3.0
+
+
+def _first_event(client: CurlingClient, on_waiting: Callable[[], None]) -> str:
+    """The first ``wait_turn`` event; ``on_waiting()`` if it takes over ``WAITING_HINT_S``."""
+    try:
+        return client.wait_turn(min(WAITING_HINT_S, client.timeout))
+    except PeerTimeoutError:
+        if client.timeout <= WAITING_HINT_S:
+            raise
+        on_waiting()
+        return client.wait_turn(client.timeout - WAITING_HINT_S)

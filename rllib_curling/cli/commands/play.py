@@ -68,8 +68,20 @@ def _record_writer(path: str) -> Callable[[dict[str, Any]], None]:
     return write
 
 
+def waiting_hint(key: str | None, after: float) -> str:
+    """What ``curling play`` says when no game has started ``after`` seconds in."""
+    base = (key or "").split(":")[0] or "KEY"
+    if key is not None and ":" not in key:
+        lobby = (f"curling server keeps a key without :N ({key!r}) in its lobby until a second "
+                 f"client connects; -k {base}:N plays its built-in AI N (1-8) at once")  # fmt: skip
+    else:
+        lobby = "the server has no free seat or opponent yet"
+    return (f"no game yet after {after:g} s, still waiting: {lobby}. On the platform's "
+            "curling_server.exe, click Ready and Start on its page")  # fmt: skip
+
+
 def run(args: argparse.Namespace) -> int:
-    from rllib_curling.agent.player import play_session
+    from rllib_curling.agent.player import WAITING_HINT_S, play_session
     from rllib_curling.client import CurlingClient
     from rllib_curling.errors import ConnectionLostError
 
@@ -112,7 +124,11 @@ def run(args: argparse.Namespace) -> int:
             mine, theirs = c.totals
             print(f"game {n}: {c.result} {mine}-{theirs} ends {c.end_scores}", flush=True)
 
-        games = play_session(player, client, on_game, None if feed is None else feed.thrown)
+        def on_waiting() -> None:
+            print(waiting_hint(args.key, WAITING_HINT_S), flush=True)
+
+        on_throw = None if feed is None else feed.thrown
+        games = play_session(player, client, on_game, on_throw, on_waiting)
     except ConnectionLostError as exc:
         if web is not None:
             web.stop()
