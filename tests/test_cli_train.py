@@ -142,3 +142,42 @@ def test_evaluate__missing_checkpoint_is_one_line(
 ) -> None:
     assert rllib_cli.main(["evaluate", str(tmp_path / "nothing")]) == 2
     assert "no checkpoint directory at" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_evaluate__no_server_at_the_address_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    args = [
+        "evaluate",
+        "builtin",
+        "--no-search",
+        "--episodes",
+        "1",
+        "--server",
+        f"127.0.0.1:{port}",
+    ]
+    assert rllib_cli.main(args) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"rllib evaluate: no games on 127.0.0.1:{port}: cannot connect to ")
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_evaluate__a_server_that_never_alternates_the_hammer_gets_a_note() -> None:
+    from rllib_curling.cli.commands.evaluate import EvaluationResult, _hammer_note
+    from rllib_curling.game import Result
+
+    never = EvaluationResult(opponent=3)
+    alternating = EvaluationResult(opponent=3)
+    for game in range(4):
+        never.add(Result.WIN, 2, 1, hammer=False)
+        alternating.add(Result.WIN, 2, 1, hammer=game % 2 == 1)
+    note = _hammer_note(never)
+    assert note is not None and note.startswith(
+        "note: the server seated the policy without the hammer in end 1 in all 4 games "
+        "against level 3; `curling server --games 0` alternates it"
+    )
+    assert _hammer_note(alternating) is None

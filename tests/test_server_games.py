@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 import pytest
-from server_helpers import RawClient, Transcript, check_game_order, play_pair
+from server_helpers import RawClient, Transcript, check_game_order, play_pair, wait_until
 
 from rllib_curling.client import CurlingClient
 
@@ -214,3 +214,43 @@ def test_our_client__plays_a_game_with_wait_turn_and_throw(start_server: Any) ->
     assert event == "closed" and throws == 2 * 2 * 8 and len(results) == 2
     for (mine, theirs), result in zip(totals, results, strict=True):
         assert result == ("WIN" if mine > theirs else "LOSE" if mine < theirs else "DRAW")
+
+
+@pytest.mark.parametrize("leaves_as", ["Player1", "Player2"])
+def test_endless_match__a_client_leaving_after_its_last_game_loses_no_phantom_game(
+    start_server: Any, tmp_path: Any, caplog: pytest.LogCaptureFixture, leaves_as: str
+) -> None:
+    # games=0: the next game starts at once after GAMEOVER; a client done then (rllib
+    # evaluate against `curling server --games 0`) left between games, it did not lose one.
+    import logging
+
+    from rllib_curling.server.console import CONSOLE
+
+    caplog.set_level(logging.INFO, logger=CONSOLE.name)
+    server = start_server(ends=1, games=0, log_dir=str(tmp_path))
+    games = 1 if leaves_as == "Player2" else 2  # seats swap each game: Player2 in game 2
+    client = RawClient(server.address[1], "localtest:1")
+    t = client.play(stop_after_games=games)
+    if leaves_as == "Player2":  # in game 2: it leaves once the bot threw stone 0
+        while (msg := client.recv_msg()) is not None and msg.strip() != "GO":
+            pass
+    client.close()
+    assert wait_until(lambda: _game_records(tmp_path) and len(_game_records(tmp_path)) == games + 1)
+    *played, left = _game_records(tmp_path)
+    assert [g["reason"] for g in played] == ["finished"] * games
+    assert left["reason"] == "left" and left["lost_seat"] is None
+    lines = [r.getMessage() for r in caplog.records if r.name == CONSOLE.name]
+    assert len([line for line in lines if line.startswith("game ")]) == games
+    assert len(t.results) == games
+
+
+def _game_records(log_dir: Any) -> list[dict[str, Any]]:
+    import json
+
+    found = []
+    for path in sorted(log_dir.glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            if record.get("type") == "game":
+                found.append(record)
+    return found

@@ -54,11 +54,13 @@ def test_live_page__shows_a_bot_game_to_its_final_score(
     server = start_server(http_port=0, ends=2, log_dir=str(tmp_path), seed=5)
     page.goto(server.web_url + "?speed=64")
     page.wait_for_function("window.curlingView && window.curlingView.state().mode === 'live'")
+    assert not page.locator("#playback").is_visible()  # nothing to play back before a game
     thread, box = slow_bot_game(server.address[1], delay=0.15)  # about 5 s of play
     page.wait_for_function(
         "window.curlingView.state().gameId !== null && !window.curlingView.state().over",
         timeout=30_000,
     )  # the page picked the game while it is played
+    assert page.locator("#playback").is_visible()
     page.wait_for_function(DONE, timeout=90_000)
     thread.join(30)
     state = check_final(page, records_of(tmp_path))

@@ -58,6 +58,7 @@ def test_person__plays_a_whole_game_against_level_2_on_the_page(
             page.wait_for_function("document.getElementById('play-v').value !== ''")
             if not thrown:
                 page.wait_for_function(f"{PLAY}.preview > 0")  # the dashed path of the throw
+                page.wait_for_function(f"{PLAY}.aim !== null")  # and a cross where you clicked
                 shoot(page, "play-aim.png")
             thrown.append([float(page.input_value(f"#play-{k}")) for k in "vhw"])
             page.click("#play-go")
@@ -113,8 +114,9 @@ def test_agent_seat__the_page_shows_the_agents_top_shots_and_chance_to_win(
                           log_dir=str(tmp_path))  # fmt: skip
     handle = start_server_thread(config, agents=agent_factories(["builtin"]))
     try:
-        page.goto(f"{handle.web_url}?key={handle.play_key}&opponent=builtin&speed=16")
+        page.goto(f"{handle.web_url}?key={handle.play_key}&speed=16")
         page.wait_for_function(f"{PLAY}.panel")
+        assert page.input_value("#play-opponent") == "builtin"  # the server's agent, not level 1
         page.click("#play-start")
         page.wait_for_function(f"{PLAY}.throwControls", timeout=60_000)  # the agent threw
         page.wait_for_function(

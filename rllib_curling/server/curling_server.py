@@ -414,7 +414,10 @@ class CurlingServer:
         return True
 
     def _game_ended(self, room: Room, record: dict[str, Any], kinds: list[str]) -> None:
-        """One console line per game that ends (``console.game_line``)."""
+        """One console line per game that ends (``console.game_line``); none for a game a
+        client left before it began (``match``: ``"left"``)."""
+        if record["reason"] == "left":
+            return
         room.games_ended += 1
         port = room.address[1] if room.address else self.config.tcp_port
         CONSOLE.info(game_line(room.games_ended, port, record, kinds))

@@ -21,7 +21,10 @@ twice with that seed when a SWEEP comes: the path up to mid-sheet is the same).
 A lost turn (no BESTSHOT within the turn timeout) counts as a stone thrown out of play;
 ``forfeit_after`` lost turns in a row by one seat forfeit the game and end the match: that seat
 gets ``GAMEOVER LOSE`` and ``Error …``, the other ``GAMEOVER WIN``, then both the 5 empty messages.
-A seat that disconnects ends the game the same way (the other seat gets ``GAMEOVER WIN``).
+A seat that disconnects ends the game the same way (the other seat gets ``GAMEOVER WIN``);
+a seat that leaves a later game of the match before it threw a stone there has left between
+games (a client done after its last game of an endless match): that game's record says
+``"left"``, nobody lost it, and the console prints no line for it.
 When both seats send the same team name, the records add the seat (``"name (Player2)"``).
 """
 
@@ -141,12 +144,15 @@ class Match:
         for player in self.players:
             player.start_game(game_id)
         self.recorder.write(self._game_start_record(game_id, game, state))
+        threw: set[int] = set()  # the seats that threw a stone of this game
         try:
             while True:
                 if self.lost is not None:
                     raise SeatLost(self.lost)
                 self._send_state(state)
+                thrower = state.next_seat
                 transition, state, record = await self._throw(state, rng, bot_rng, game_id)
+                threw.add(thrower)
                 self._after_throw(transition, state, record)
                 if state.is_terminal:
                     self._game_over(state)
@@ -156,6 +162,9 @@ class Match:
         except SeatLost as lost:
             seat = self.lost if self.lost is not None else lost.seat
             self._abandon(seat)
+            if game > 0 and seat not in threw:  # it left after its last game: nobody lost
+                self._record_game(game_id, state, "left")
+                return False
             self._record_game(game_id, state, "disconnect", lost_seat=seat)
             return False
         except Forfeit as forfeit:

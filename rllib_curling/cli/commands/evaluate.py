@@ -20,6 +20,7 @@ from rllib_curling.cli.options import (
     load_player,
     positive_int,
 )
+from rllib_curling.errors import ConnectionLostError
 
 if TYPE_CHECKING:
     from rllib_curling.game import Result
@@ -51,6 +52,7 @@ class EvaluationResult:
     losses: int = 0
     points_for: int = 0
     points_against: int = 0
+    hammer_games: int = 0  # games with the hammer in end 1
     lines: list[str] = field(default_factory=list)
 
     @property
@@ -60,11 +62,13 @@ class EvaluationResult:
 
         return score_rate(self.wins, self.draws, self.games)
 
-    def add(self, result: Result, mine: int, theirs: int) -> None:
-        """Count one game: ``result`` and its totals from the policy's view."""
+    def add(self, result: Result, mine: int, theirs: int, *, hammer: bool = False) -> None:
+        """Count one game: ``result`` and its totals from the policy's view, and whether the
+        policy had the hammer in end 1."""
         from rllib_curling.game import Result
 
         self.games += 1
+        self.hammer_games += hammer
         self.wins += result is Result.WIN
         self.draws += result is Result.DRAW
         self.losses += result is Result.LOSE
@@ -95,7 +99,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_ends(p)
     p.add_argument("--seed", type=int, default=EVAL_SEED,
                    help=f"base seed; level L uses seed + L (default {EVAL_SEED})")  # fmt: skip
-    p.add_argument("--server", default="auto", help="'auto' (default) or host:port")
+    p.add_argument("--server", default="auto",
+                   help="auto (default): a private server for each opponent, the hammer "
+                   "alternating; or HOST:PORT, a server of yours (it seats the players: "
+                   "curling server alternates the hammer with --games 0)")  # fmt: skip
     p.add_argument("--module-id", default="default_policy", help="module to load")
     add_search_options(p)
     p.add_argument("--json", action="store_true", help="print the results as JSON")
@@ -144,7 +151,7 @@ def evaluate(
                 done = terminated or truncated
             mine, theirs = info["score"]
             outcome = Result(info["result"]) if info["result"] else result_of(mine, theirs)
-            result.add(outcome, mine, theirs)
+            result.add(outcome, mine, theirs, hammer=not first)
             line = (
                 f"level {opponent} game {game}: {outcome} {mine}-{theirs} "
                 f"({'no hammer' if first else 'hammer'} in end 1) ends {info['end_scores']}"
@@ -170,6 +177,25 @@ def table(results: list[EvaluationResult]) -> str:
     return "\n".join(rows)
 
 
+def _first_cause(exc: ConnectionLostError) -> ConnectionLostError:
+    """The innermost ``ConnectionLostError`` of a chain: what went wrong, not the env's words
+    about reconnecting."""
+    while isinstance(exc.__cause__, ConnectionLostError):
+        exc = exc.__cause__
+    return exc
+
+
+def _hammer_note(result: EvaluationResult) -> str | None:
+    """A note when a server of the user's gave the policy the same side in end 1 every game
+    (a ``curling server`` with ``--games 1`` seats each new connection as Player1)."""
+    if result.games < 2 or result.hammer_games not in (0, result.games):
+        return None
+    side = "with" if result.hammer_games else "without"
+    return (f"note: the server seated the policy {side} the hammer in end 1 in all "
+            f"{result.games} games against level {result.opponent}; `curling server --games 0` "
+            "alternates it (the games of one connection swap seats)")  # fmt: skip
+
+
 def run(args: argparse.Namespace) -> int:
     from rllib_curling.rl.checkpoints import find_checkpoint
 
@@ -188,11 +214,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"evaluating {path}", flush=True)
     with tempfile.TemporaryDirectory(prefix="rllib-evaluate-") as records:
         watch = _watch(records, sys.stderr if args.json else sys.stdout) if args.watch else None
-        results = [
-            evaluate(str(path), args.episodes, level, args.ends, args.seed + level, args.server,
-                     args.module_id, echo=not args.json, player=player, watch=watch)
-            for level in args.opponent
-        ]  # fmt: skip
+        try:
+            results = [
+                evaluate(str(path), args.episodes, level, args.ends, args.seed + level,
+                         args.server, args.module_id, echo=not args.json, player=player,
+                         watch=watch)
+                for level in args.opponent
+            ]  # fmt: skip
+        except ConnectionLostError as exc:
+            raise CommandError(f"no games on {args.server}: {_first_cause(exc)}") from None
+        if args.server != "auto":
+            for note in filter(None, map(_hammer_note, results)):
+                print(note, file=sys.stderr, flush=True)
         if args.json:
             print(
                 json.dumps({"checkpoint": str(path), "opponents": [r.as_dict() for r in results]})

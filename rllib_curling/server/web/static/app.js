@@ -298,6 +298,7 @@
 
   function render() {
     const game = S.game;
+    $("playback").hidden = !game; // nothing to play back before a game is picked
     if (!game) return;
     const st = CurlingGame.stateAt(game, S.shown);
     const names = game.players;

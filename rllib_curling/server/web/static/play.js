@@ -60,6 +60,7 @@
     if (options.lobby) select.add(new Option("an AI that connects (the lobby)", "lobby"));
     const wanted = params.get("opponent");
     if (wanted && [...select.options].some((o) => o.value === wanted)) select.value = wanted;
+    else if (options.agents.length) select.value = options.agents[0]; // the server's agent first
     $("play-box").hidden = false;
     $("play-start").onclick = takeSeat;
     bindSeat();
@@ -122,9 +123,10 @@
       $("play-w").value = (P.curl * Math.abs(Number($("play-w").value) || SPIN)).toFixed(2);
       if (P.aim) aim();
     };
-    $("play-go").onclick = () => act("throw", {
-      v: Number($("play-v").value), h: Number($("play-h").value), w: Number($("play-w").value),
-    });
+    $("play-go").onclick = () => {
+      P.aim = null; // the cross marks this throw's aim only
+      act("throw", { v: Number($("play-v").value), h: Number($("play-h").value), w: Number($("play-w").value) });
+    };
     $("play-sweep-go").onclick = () => act("sweep", { distance: Number($("play-distance").value) });
     $("play-no-sweep").onclick = () => act("sweep", { distance: 0 });
     const hold = $("play-hold");
@@ -231,10 +233,20 @@
     return shot && shot.explain ? shot : null;
   }
 
+  // A cross where the person clicked to aim (the draw's target), beside the preview's path.
+  function aimMarker(ctx, view, geo, [x, y]) {
+    const r = geo.stone_radius;
+    CurlingSheet.line(ctx, view, x - r, y, x + r, y, "#1f6fd1", 2);
+    CurlingSheet.line(ctx, view, x, y - r, x, y + r, "#1f6fd1", 2);
+    P.aimDrawn = [x, y];
+  }
+
   function overlay({ ctxH, views, geo }) {
+    P.aimDrawn = null;
     if (P.preview && waiting("throw")) {
       CurlingSheet.path(ctxH, views.house, P.preview, "#1f6fd1", { dash: [6, 4], label: "your throw" });
     }
+    if (P.aim && waiting("throw")) aimMarker(ctxH, views.house, geo, P.aim); // where you clicked
     const shot = explainedShot();
     P.agentDrawn = { top: 0, judged: 0 };
     if (!shot) return;
@@ -300,7 +312,7 @@
       return {
         panel: !$("play-box").hidden, seat: P.seat, error: P.error,
         throwControls: !$("play-throw").hidden, sweepControls: !$("play-sweep").hidden,
-        preview: P.preview ? P.preview.length : 0,
+        preview: P.preview ? P.preview.length : 0, aim: P.aimDrawn,
         agent: { shown: !$("agent-box").hidden, ...P.agentDrawn, wins: P.wins.length },
       };
     },

@@ -130,5 +130,5 @@ const CurlingSheet = (() => {
     line(ctx, v, x - r * 1.3, y - r * 2.4, x + r * 1.3, y - r * 2.4, "#2b7a3d", lw);
   }
 
-  return { view, drawSheet, drawStones, path, mark, TEAM_COLOURS };
+  return { view, drawSheet, drawStones, path, mark, line, TEAM_COLOURS };
 })();
