@@ -50,6 +50,10 @@ def test_game_line__says_why_a_game_ended_early() -> None:
     assert "(AlphaCurl forfeited after 4 ends, draw to the button wins)" in game_line(
         1, 1, lost, kinds
     )
+    resigned = _record(reason="resign", lost_seat=0, results=["LOSE", "WIN"])
+    assert "(AlphaCurl resigned after 4 ends, draw to the button wins)" in game_line(
+        1, 1, resigned, kinds
+    )
     stopped = _record(reason="stopped", end_scores=[], totals=[0, 0])
     assert game_line(1, 1, stopped, kinds).endswith("(the server stopped after 0 ends)")
 

@@ -117,7 +117,7 @@ def test_person__bad_calls_are_refused_and_the_game_goes_on(server: Any, tmp_pat
     while not (game := [r for r in records_of(tmp_path) if r["type"] == "game"]):
         assert time.monotonic() < deadline
         time.sleep(0.05)
-    assert game[0]["reason"] == "disconnect" and game[0]["results"] == ["LOSE", "WIN"]
+    assert game[0]["reason"] == "resign" and game[0]["results"] == ["LOSE", "WIN"]  # its own reason
 
 
 def test_person__in_the_lobby_plays_the_next_tcp_client(server: Any, tmp_path: Path) -> None:

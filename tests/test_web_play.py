@@ -125,9 +125,27 @@ def test_agent_seat__the_page_shows_the_agents_top_shots_and_chance_to_win(
         )
         shown = page.evaluate(PLAY)["agent"]
         assert shown["judged"] >= 1
+        labels = shown["labels"]  # readable when its shots bunch: no label covers another
+        assert labels
+        for i, a in enumerate(labels):
+            for b in labels[i + 1 :]:
+                (l1, t1, r1, b1), (l2, t2, r2, b2) = a["box"], b["box"]
+                assert r1 <= l2 or r2 <= l1 or b1 <= t2 or b2 <= t1, (a, b)
         assert "chance to win" in page.inner_text("#agent-note")
         shoot(page, "play-agent-view.png")
+        page.click("#play-resign")  # the first click asks; the game goes on
+        assert (
+            "sure?" in page.inner_text("#play-resign") and not page.evaluate(PLAY)["seat"]["over"]
+        )
         page.click("#play-resign")
+        page.wait_for_function(f"{PLAY}.seat.over", timeout=30_000)
+        page.wait_for_function(
+            "document.getElementById('play-status').textContent.includes('you resigned')",
+            timeout=30_000,
+        )
+        assert "The game is over: you lost " in page.inner_text("#play-status")
+        (game,) = [r for r in records_of(tmp_path) if r["type"] == "game"]
+        assert game["reason"] == "resign" and game["lost_seat"] == 1  # the person: Player2
     finally:
         page.goto("about:blank")  # no more polling of a server that stops
         handle.stop()

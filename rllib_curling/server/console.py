@@ -87,6 +87,7 @@ def game_line(number: int, port: int, record: dict[str, Any], kinds: Sequence[st
         "finished": f"{played}, {outcome}",
         "forfeit": f"{loser} forfeited after {played}, {outcome}",
         "disconnect": f"{loser} disconnected after {played}, {outcome}",
+        "resign": f"{loser} resigned after {played}, {outcome}",
         "stopped": f"the server stopped after {played}",
         "error": f"ended by a server error after {played}",
     }.get(reason, f"{reason} after {played}")

@@ -165,7 +165,7 @@ class Match:
             if game > 0 and seat not in threw:  # it left after its last game: nobody lost
                 self._record_game(game_id, state, "left")
                 return False
-            self._record_game(game_id, state, "disconnect", lost_seat=seat)
+            self._record_game(game_id, state, self.players[seat].left_as, lost_seat=seat)
             return False
         except Forfeit as forfeit:
             log.warning("game %s: %s", game_id, forfeit)

@@ -89,6 +89,10 @@ class PersonPlayer(Player):
         """Gone from the seat (resigned, or its match over): what the lobby asks of a seat."""
         return self.resigned or self.match_over
 
+    @property
+    def left_as(self) -> str:
+        return "resign" if self.resigned else "disconnect"
+
     # -- what the match calls (``Player``; the page reads the game's events, not messages) ------
 
     def watch(self, left: LeaveHook | None, lost: LostCheck | None) -> None:

@@ -93,6 +93,11 @@ class Player(abc.ABC):
         """Gone from the seat: the match tells it nothing more."""
         return False
 
+    @property
+    def left_as(self) -> str:
+        """How the game's record names this seat's leaving (``records``: its ``reason``)."""
+        return "disconnect"
+
     def watch(self, left: LeaveHook | None, lost: LostCheck | None) -> None:  # noqa: B027 (a no-op default)
         """The match's hooks (None: removed): ``left()`` when this seat leaves; ``lost()``, the
         seat that left the game, or None (a seat waiting for its client checks it)."""

@@ -20,9 +20,9 @@ replay reproduces them bit for bit.
 |              | end_score [p1, p2] or null, scores [p1, p2] (totals so far)                     |
 | ``game``     | game_id, players, end_scores [[p1, p2], …], totals [p1, p2], results            |
 |              | [result of Player1, of Player2] (WIN/LOSE/DRAW), reason (finished, disconnect,  |
-|              | forfeit, stopped, error; left: a client left a later game of its match before   |
-|              | it threw there, no game was played), lost_seat (disconnect, forfeit), shots     |
-|              | (stones thrown in the game)                                                     |
+|              | resign: a person resigned on the page, forfeit, stopped, error; left: a client  |
+|              | left a later game of its match before it threw there, no game was played),      |
+|              | lost_seat (disconnect, resign, forfeit), shots (stones thrown in the game)      |
 
 Every line is handed to the operating system as soon as it is written (line-buffered; no fsync):
 a server killed with ``kill -9`` loses at most the shot in flight.

@@ -37,6 +37,7 @@
     S.follow = S.info.mode !== "replay" && params.get("follow") !== "0";
     $("follow").checked = S.follow;
     bindControls();
+    $("font-note").hidden = !cjkFontMissing();
     listStream();
     requestAnimationFrame(tick);
   }
@@ -363,6 +364,21 @@
     return String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
   }
 
+  // Whether this computer lacks a Chinese font: two different characters drawn in the page's
+  // font come out the same (both the missing-glyph box), so Chinese names would be boxes.
+  function cjkFontMissing() {
+    const canvas = document.createElement("canvas");
+    canvas.width = canvas.height = 40;
+    const ctx = canvas.getContext("2d");
+    ctx.font = `32px ${getComputedStyle(document.body).fontFamily}`;
+    const pixels = (text) => {
+      ctx.clearRect(0, 0, 40, 40);
+      ctx.fillText(text, 2, 34);
+      return ctx.getImageData(0, 0, 40, 40).data.join(",");
+    };
+    return pixels("\u4e2d") === pixels("\u56fd"); // 中, 国
+  }
+
   // -- what the tests read -------------------------------------------------------------------
 
   window.curlingView = {
@@ -377,7 +393,7 @@
         endScores: st ? st.endScores : null, position: st ? st.position : null,
         stones: S.drawn.map((d) => ({ ...d })), status: $("status").textContent,
         scoreboard: $("scoreboard").innerText, games: S.list.map((g) => g.id),
-        local: S.local.map((m) => m.id),
+        local: S.local.map((m) => m.id), fontNote: !$("font-note").hidden,
       };
     },
     select,

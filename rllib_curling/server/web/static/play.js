@@ -142,7 +142,15 @@
     hold.addEventListener("pointerleave", release);
     $("play-keep").onclick = () => act("centerline", { choice: "KEEP" });
     $("play-reset").onclick = () => act("centerline", { choice: "RESET" });
-    $("play-resign").onclick = () => act("resign", {});
+    $("play-resign").onclick = () => { // two clicks: a resignation loses the game
+      if (!P.resignAsked) {
+        P.resignAsked = setTimeout(() => { P.resignAsked = null; renderSeat(); }, 4000);
+        return renderSeat();
+      }
+      clearTimeout(P.resignAsked);
+      P.resignAsked = null;
+      act("resign", {});
+    };
   }
 
   function waiting(what) {
@@ -181,7 +189,7 @@
     const { game } = curlingView.current();
     if (seat.game_id && (!game || game.id !== seat.game_id)) curlingView.select(seat.game_id);
     const left = seat.seconds_left == null ? "" : ` (${Math.ceil(seat.seconds_left)} s left)`;
-    const text = seat.over ? "The game is over." : seat.in_lobby
+    const text = seat.over ? overText(seat, game) : seat.in_lobby
       ? "Waiting in the lobby for an AI: connect one to this server with a key without :N." : {
       throw: `Your turn: aim and throw${left}.`,
       sweep: "Sweep now?",
@@ -192,8 +200,22 @@
     $("play-sweep").hidden = !waiting("sweep");
     $("play-centerline").hidden = !waiting("centerline");
     $("play-resign").hidden = seat.over;
+    $("play-resign").textContent = P.resignAsked ? "resign: sure? click again (you lose)" : "resign";
     $("play-left").textContent = waiting("sweep") ? left : "";
     if (waiting("throw")) updatePreview();
+  }
+
+  // The end of the seat's game in words: the result from the person's side, and why it ended.
+  function overText(seat, game) {
+    const st = game && game.id === seat.game_id ? CurlingGame.stateAt(game, game.shots.length) : null;
+    const res = st && st.result;
+    if (!res) return "The game is over.";
+    const me = seat.player;
+    const [mine, theirs] = me === 0 ? res.totals : [res.totals[1], res.totals[0]];
+    const outcome = { WIN: "you won", LOSE: "you lost", DRAW: "a draw" }[(res.results || [])[me]] || "over";
+    const why = res.reason === "resign" ? (res.lost_seat === me ? " (you resigned)" : " (they resigned)")
+      : res.reason && res.reason !== "finished" ? ` (${res.reason})` : "";
+    return `The game is over: ${outcome} ${mine}–${theirs}${why}.`;
   }
 
   // The person's throw without noise, from the position now on the sheet.
@@ -251,6 +273,7 @@
     P.agentDrawn = { top: 0, judged: 0 };
     if (!shot) return;
     const colour = AGENT_COLOURS[shot.thrower];
+    const labels = [];
     shot.explain.top.forEach((t, i) => {
       const key = JSON.stringify([shot.before, shot.shot, t.throw]);
       const points = P.paths.get(key + "#done");
@@ -258,10 +281,14 @@
         preview(shot.before, shot.shot, t.throw).then((p) => P.paths.set(key + "#done", p));
         return;
       }
-      const label = t.p == null ? `#${i + 1}` : `${Math.round(t.p * 100)} %`;
-      CurlingSheet.path(ctxH, views.house, points, colour, { dash: [5, 5], label, width: 1.5 });
+      CurlingSheet.path(ctxH, views.house, points, colour, { dash: [5, 5], width: 1.5 });
+      if (points.length > 1) {
+        const [x, y] = points[points.length - 1];
+        labels.push({ x, y, colour, text: t.p == null ? `#${i + 1}` : `${Math.round(t.p * 100)} %` });
+      }
       P.agentDrawn.top += 1;
     });
+    P.agentLabels = CurlingSheet.labels(ctxH, views.house, labels);
     for (const judged of shot.explain.judged || []) {
       const key = JSON.stringify([shot.before, shot.shot, judged]);
       const points = P.paths.get(key + "#done");
@@ -313,7 +340,8 @@
         panel: !$("play-box").hidden, seat: P.seat, error: P.error,
         throwControls: !$("play-throw").hidden, sweepControls: !$("play-sweep").hidden,
         preview: P.preview ? P.preview.length : 0, aim: P.aimDrawn,
-        agent: { shown: !$("agent-box").hidden, ...P.agentDrawn, wins: P.wins.length },
+        agent: { shown: !$("agent-box").hidden, ...P.agentDrawn, wins: P.wins.length,
+          labels: P.agentLabels || [] },
       };
     },
   };

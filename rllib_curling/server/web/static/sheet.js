@@ -42,6 +42,48 @@ const CurlingSheet = (() => {
     ctx.restore();
   }
 
+  // Labels ({x, y} metres, text, colour) placed so that none covers another: labels whose
+  // points lie within a few pixels are joined ("12 % · 3 %"), each goes to the first spot
+  // around its point that is free, on a white box (readable over a red stone), with a thin
+  // line back to its point when moved. Returns the boxes drawn ([left, top, right, bottom]).
+  function labels(ctx, v, items) {
+    const groups = [];
+    for (const item of items) {
+      const [a, b] = v.px(item.x, item.y);
+      const near = groups.find((g) => Math.hypot(g.a - a, g.b - b) < 8 && g.colour === item.colour);
+      if (near) { if (!near.texts.includes(item.text)) near.texts.push(item.text); } else groups.push({ a, b, colour: item.colour, texts: [item.text] });
+    }
+    ctx.save();
+    ctx.font = "bold 12px sans-serif";
+    ctx.textAlign = "left";
+    ctx.textBaseline = "middle";
+    const boxes = [];
+    const spots = [[8, -10], [8, 10], [-8, -10], [-8, 10], [8, -26], [8, 26], [-8, -26], [-8, 26], [24, 0], [-24, 0]];
+    for (const g of groups) {
+      const text = g.texts.join(" · ");
+      const w = ctx.measureText(text).width + 6, h = 15;
+      const boxAt = ([dx, dy]) => {
+        const left = dx >= 0 ? g.a + dx : g.a + dx - w;
+        return [left, g.b + dy - h / 2, left + w, g.b + dy + h / 2];
+      };
+      const free = (box) => boxes.every((o) => box[2] <= o[0] || box[0] >= o[2] || box[3] <= o[1] || box[1] >= o[3]);
+      const spot = spots.find((d) => free(boxAt(d))) || spots[0];
+      const box = boxAt(spot);
+      if (spot !== spots[0] && spot !== spots[1]) {
+        ctx.strokeStyle = g.colour;
+        ctx.lineWidth = 1;
+        ctx.beginPath(); ctx.moveTo(g.a, g.b); ctx.lineTo(spot[0] >= 0 ? box[0] : box[2], (box[1] + box[3]) / 2); ctx.stroke();
+      }
+      ctx.fillStyle = "rgba(255, 255, 255, 0.9)";
+      ctx.fillRect(box[0], box[1], w, h);
+      ctx.fillStyle = g.colour;
+      ctx.fillText(text, box[0] + 3, (box[1] + box[3]) / 2);
+      boxes.push(box);
+    }
+    ctx.restore();
+    return boxes.map((box, i) => ({ box, text: groups[i].texts.join(" · ") }));
+  }
+
   // A ring where a stone would come to rest (a candidate the agent judged).
   function mark(ctx, v, geo, x, y, colour) {
     ctx.save();
@@ -130,5 +172,5 @@ const CurlingSheet = (() => {
     line(ctx, v, x - r * 1.3, y - r * 2.4, x + r * 1.3, y - r * 2.4, "#2b7a3d", lw);
   }
 
-  return { view, drawSheet, drawStones, path, mark, line, TEAM_COLOURS };
+  return { view, drawSheet, drawStones, path, mark, line, labels, TEAM_COLOURS };
 })();
