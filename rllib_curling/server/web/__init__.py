@@ -5,6 +5,7 @@ colours with their throwing order, the thrown stone moving along its trajectory 
 (sweeping shown), the scoreboard (ends × teams, totals, hammer), the seats' names, the shot
 number and whose turn it is, and the list of games on the server, each one watchable live or
 step by step. Plain JavaScript and a canvas, served from the package (no build, no network).
+In English or Chinese: the browser's language, or ``?lang=zh-CN`` / ``?lang=en``.
 
 | module      | what it holds                                                                |
 |-------------|------------------------------------------------------------------------------|
@@ -15,8 +16,10 @@ step by step. Plain JavaScript and a canvas, served from the package (no build, 
 | ``feeds``   | ``TeeRecorder`` (server matches), ``BotMatchFeed``, ``ClientFeed``           |
 | ``replay``  | a records file → the hub's games (``curling replay``)                        |
 | ``desk``    | ``Desk``: the seats for people the server hands the page (``server.people``) |
-| ``static/`` | ``index.html``, ``style.css``, ``sheet.js`` (drawing), ``game.js`` (a game's |
-|             | events → what is on the sheet), ``app.js`` (the page: streams, controls)     |
+| ``static/`` | ``index.html``, ``style.css``, ``i18n.js`` (the words in English and in      |
+|             | Chinese, zh-CN), ``sheet.js`` (drawing), ``game.js`` (a game's events → what |
+|             | is on the sheet), ``app.js`` (the page: streams, controls), ``play.js``      |
+|             | (a person's seat, the agent's view)                                          |
 
 The page reads games, and a slow or stalled browser never slows one (``hub``). With the server's
 ``Desk`` it also seats people: a seat is taken with the server's connection key and played with

@@ -5,6 +5,7 @@
 
 (() => {
   const $ = (id) => document.getElementById(id);
+  const { t, word } = CurlingI18n;
   const params = new URLSearchParams(location.search);
   const S = {
     geo: null, info: { mode: "live" }, list: [], local: [],
@@ -25,7 +26,8 @@
       house: CurlingSheet.view("house", S.geo, $("house")),
       sheet: CurlingSheet.view("sheet", S.geo, $("sheet")),
     };
-    $("mode").textContent = S.info.mode === "replay" ? `replay · ${S.info.title || ""}` : "live";
+    $("mode").textContent = S.info.mode === "replay"
+      ? t("mode.replay", { title: S.info.title || "" }) : t("mode.live");
     const speed = Number(params.get("speed"));
     if (speed > 0) {
       if (![...$("speed").options].some((o) => Number(o.value) === speed)) {
@@ -82,15 +84,16 @@
       ...S.local.map((m) => ({ id: m.id, local: true, g: summaryOf(m) })),
     ];
     if (!items.length) {
-      ul.innerHTML = '<li class="empty">no games yet</li>';
+      ul.innerHTML = `<li class="empty">${esc(t("games.empty"))}</li>`;
       return;
     }
     for (const { id, local, g } of items) {
       const li = document.createElement("li");
       li.dataset.id = id;
       if (id === S.gameId) li.className = "selected";
-      const state = g.status === "live" ? '<span class="live">● live</span>' : g.status;
-      const where = local ? g.title : `match ${g.match}, game ${Number(g.game) + 1}`;
+      const state = g.status === "live" ? `<span class="live">${esc(t("games.live"))}</span>`
+        : esc(word("outcome", g.status));
+      const where = local ? g.title : t("games.where", { match: g.match, game: Number(g.game) + 1 });
       li.innerHTML = `<div>${esc(g.players[0])} – ${esc(g.players[1])}</div>`
         + `<div>${g.totals[0]} : ${g.totals[1]} · ${state} · ${esc(where)}</div>`;
       li.onclick = () => select(id, local);
@@ -124,7 +127,7 @@
     try {
       snapshot = await getJSON(`/api/games/${encodeURIComponent(id)}`);
     } catch (err) {
-      $("note").textContent = `cannot load the game: ${err.message}`;
+      $("note").textContent = t("game.cannotLoad", { error: err.message });
       return;
     }
     if (S.game !== game) return; // another game was picked meanwhile
@@ -174,7 +177,7 @@
     if (!file) return;
     const models = CurlingGame.fromRecords(await file.text());
     if (!models.length) {
-      $("note").textContent = `${file.name}: no games in it (a records file of curling server --log-dir)`;
+      $("note").textContent = t("file.noGames", { file: file.name });
       return;
     }
     models.forEach((m, i) => { m.id = `file:${file.name}:${i}`; m.title = `${file.name} #${i + 1}`; });
@@ -241,10 +244,10 @@
   function animPositions(anim, now) {
     const shot = anim.shot;
     const pos = shot.before.map((p) => [...p]);
-    const t = anim.start == null ? 0 : ((now - anim.start) / 1000) * S.speed;
+    const time = anim.start == null ? 0 : ((now - anim.start) / 1000) * S.speed;
     const f = anim.frames;
     if (f) {
-      const j = Math.min(t / f.dt, f.xy.length - 1);
+      const j = Math.min(time / f.dt, f.xy.length - 1);
       const a = f.xy[Math.floor(j)], b = f.xy[Math.ceil(j)], u = j - Math.floor(j);
       f.stones.forEach((k, m) => {
         const xa = a[2 * m], ya = a[2 * m + 1], xb = b[2 * m], yb = b[2 * m + 1];
@@ -253,7 +256,7 @@
       });
       return pos;
     }
-    const u = Math.min(1, t / 6);
+    const u = Math.min(1, time / 6);
     const k = shot.shot;
     const from = [S.geo.release[0] + (shot.throw ? shot.throw[1] : 0), S.geo.release[1]];
     const to = shot.position[k];
@@ -304,14 +307,17 @@
     const st = CurlingGame.stateAt(game, S.shown);
     const names = game.players;
     setHTML("teams", [0, 1].map((s) => `<div class="team"><span class="swatch" style="background:`
-      + `${CurlingSheet.TEAM_COLOURS[s]}"></span>Player${s + 1}: <b>${esc(names[s])}</b>`
-      + ` <small>${esc(game.kinds[s] || "")}</small></div>`).join(""));
+      + `${CurlingSheet.TEAM_COLOURS[s]}"></span>${esc(t("team.player", { n: s + 1 }))}: `
+      + `<b>${esc(names[s])}</b>`
+      + ` <small>${esc(kindText(game.kinds[s] || ""))}</small></div>`).join(""));
     const nEnds = game.ends > 0 ? game.ends : Math.max(st.endScores.length + 1, 1);
     let html = "<tr><th></th>";
     for (let e = 1; e <= nEnds; e++) html += `<th>${e}</th>`;
-    html += "<th>Total</th></tr>";
+    html += `<th>${esc(t("scoreboard.total"))}</th></tr>`;
+    const hammer = esc(t("scoreboard.hammer")); // shown after the name by the style sheet
     for (const s of [0, 1]) {
-      html += `<tr class="${st.hammer === s ? "hammer" : ""}"><td class="name">${esc(names[s])}</td>`;
+      html += `<tr class="${st.hammer === s ? "hammer" : ""}">`
+        + `<td class="name" data-hammer="${hammer}">${esc(names[s])}</td>`;
       for (let e = 0; e < nEnds; e++) html += `<td>${e < st.endScores.length ? st.endScores[e][s] : ""}</td>`;
       html += `<td class="total">${st.totals[s]}</td></tr>`;
     }
@@ -321,10 +327,18 @@
     const seek = $("seek");
     seek.max = String(game.shots.length);
     seek.value = String(S.anim ? S.anim.index : S.shown);
-    $("play").textContent = S.playing ? "pause" : "play";
+    $("play").textContent = S.playing ? t("playback.pause") : t("playback.play");
     const frames = S.anim && S.anim.ready && !S.anim.frames
       && (S.anim.shot.throw || S.anim.shot.seen === "positions");
-    $("note").textContent = frames ? "no trajectory for this shot: the stones slide to where they stopped" : "";
+    $("note").textContent = frames ? t("playback.noFrames") : "";
+  }
+
+  // Who plays a seat ("remote", "person", "bot:3", "agent:builtin"), in the page's language.
+  function kindText(kind) {
+    const [what, arg] = kind.split(/:(.*)/s);
+    if (what === "bot" && arg) return t("kind.botLevel", { level: arg });
+    if (what === "agent" && arg) return t("kind.agent", { agent: arg });
+    return word("kind", kind);
   }
 
   function statusText(game, st) {
@@ -332,27 +346,41 @@
     if (st.over && st.result) {
       const [a, b] = st.result.totals;
       const res = st.result.results || [];
-      const who = res[0] === "WIN" ? `${names[0]} wins` : res[1] === "WIN" ? `${names[1]} wins` : "a draw";
-      const why = st.result.reason && st.result.reason !== "finished" ? ` (${st.result.reason})` : "";
-      return `Final: ${names[0]} ${a} – ${b} ${names[1]} · ${who}${why}`;
+      const who = res[0] === "WIN" ? t("status.wins", { name: names[0] })
+        : res[1] === "WIN" ? t("status.wins", { name: names[1] }) : t("status.draw");
+      const reason = st.result.reason;
+      const why = reason && reason !== "finished"
+        ? t("status.why", { reason: word("outcome", reason) }) : "";
+      return t("status.final", {
+        name1: names[0], score1: a, score2: b, name2: names[1], outcome: who, why,
+      });
     }
-    if (st.over) return `After the last end: ${names[0]} ${st.totals[0]} – ${st.totals[1]} ${names[1]}`;
-    if (!game.started) return "Waiting for the game…";
-    const ends = game.ends > 0 ? ` of ${game.ends}` : "";
-    const turn = st.nextSeat == null ? "" : ` · ${names[st.nextSeat]} (Player${st.nextSeat + 1}) to throw`;
-    return `End ${st.end + 1}${ends} · shot ${st.shot + 1} of 16${turn}`;
+    if (st.over) {
+      return t("status.afterLast", {
+        name1: names[0], score1: st.totals[0], score2: st.totals[1], name2: names[1],
+      });
+    }
+    if (!game.started) return t("status.waiting");
+    const end = { end: st.end + 1, ends: game.ends };
+    const parts = [
+      t(game.ends > 0 ? "status.end" : "status.endOnly", end), t("status.shot", { shot: st.shot + 1 }),
+    ];
+    const next = st.nextSeat;
+    if (next != null) parts.push(t("status.turn", { name: names[next], seat: next + 1 }));
+    return parts.join(" · ");
   }
 
   function throwText(shot) {
     if (!shot) return "";
-    const who = `Stone ${shot.shot + 1} of end ${shot.end + 1} by Player${shot.thrower + 1}`;
-    if (shot.seen === "positions") return `${who} (as this client saw it: positions only)`;
-    if (!shot.throw) return `${who}: no throw in time (the stone is lost)`;
+    const who = t("throw.who", { stone: shot.shot + 1, end: shot.end + 1, seat: shot.thrower + 1 });
+    if (shot.seen === "positions") return t("throw.seen", { who });
+    if (!shot.throw) return t("throw.none", { who });
     const [v, h, w] = shot.throw;
-    const sweep = shot.sweep ? `, sweep ${shot.sweep.toFixed(1)} m` : "";
-    const rules = (shot.fgz_restored ? " · free guard zone: position restored" : "")
-      + (shot.centre_line_violation ? ` · centre line: ${shot.centerline_choice || "KEEP"}` : "");
-    return `${who}: v ${v.toFixed(2)} m/s, h ${h.toFixed(2)} m, w ${w.toFixed(2)} rad/s${sweep}${rules}`;
+    const sweep = shot.sweep ? t("throw.sweep", { distance: shot.sweep.toFixed(1) }) : "";
+    const choice = word("choice", shot.centerline_choice || "KEEP");
+    const rules = (shot.fgz_restored ? t("throw.fgz") : "")
+      + (shot.centre_line_violation ? t("throw.centre", { choice }) : "");
+    return t("throw.shot", { who, v: v.toFixed(2), h: h.toFixed(2), w: w.toFixed(2), sweep, rules });
   }
 
   function setHTML(id, html) {
@@ -403,5 +431,5 @@
     follow() { S.follow = true; $("follow").checked = true; },
   };
 
-  main().catch((err) => { $("status").textContent = `The page could not start: ${err.message}`; });
+  main().catch((err) => { $("status").textContent = t("status.broken", { error: err.message }); });
 })();

@@ -16,6 +16,14 @@
 
 (() => {
   const $ = (id) => document.getElementById(id);
+  const { t } = CurlingI18n;
+  // The server's refusals that the page words in its language (others are shown as they come).
+  const SERVER_ERRORS = {
+    "wrong key: a seat needs this server's connection key": "server.wrongKey",
+    "too many attempts; try again later": "server.attempts",
+    "no free lobby seat: a match is in progress; try later": "server.lobbyFull",
+    "server busy: too many matches in progress; try later": "server.busy",
+  };
   const params = new URLSearchParams(location.search);
   const key = params.get("key");
   const SPIN = Math.PI / 2; // the templates' spin (aiming.templates.TEMPLATE_SPIN)
@@ -36,7 +44,8 @@
   }
 
   function showError(err) {
-    P.error = err ? err.message || String(err) : "";
+    const message = err ? err.message || String(err) : "";
+    P.error = SERVER_ERRORS[message] ? t(SERVER_ERRORS[message]) : message;
     $("play-error").textContent = P.error;
   }
 
@@ -55,9 +64,9 @@
     P.sweepMax = options.sweep_max;
     $("play-distance").max = String(options.sweep_max);
     const select = $("play-opponent");
-    for (const level of options.levels) select.add(new Option(`level ${level}`, String(level)));
-    for (const agent of options.agents) select.add(new Option(`agent ${agent}`, agent));
-    if (options.lobby) select.add(new Option("an AI that connects (the lobby)", "lobby"));
+    for (const level of options.levels) select.add(new Option(t("opponent.level", { level }), `${level}`));
+    for (const agent of options.agents) select.add(new Option(t("opponent.agent", { agent }), agent));
+    if (options.lobby) select.add(new Option(t("opponent.lobby"), "lobby"));
     const wanted = params.get("opponent");
     if (wanted && [...select.options].some((o) => o.value === wanted)) select.value = wanted;
     else if (options.agents.length) select.value = options.agents[0]; // the server's agent first
@@ -161,10 +170,10 @@
     const [x, y] = P.aim;
     const w = P.curl * Math.abs(Number($("play-w").value) || SPIN);
     try {
-      const t = await api(`/api/aim?x=${x.toFixed(3)}&y=${y.toFixed(3)}&w=${w.toFixed(4)}`);
-      $("play-v").value = t.v.toFixed(2);
-      $("play-h").value = t.h.toFixed(2);
-      $("play-w").value = t.w.toFixed(2);
+      const aimed = await api(`/api/aim?x=${x.toFixed(3)}&y=${y.toFixed(3)}&w=${w.toFixed(4)}`);
+      $("play-v").value = aimed.v.toFixed(2);
+      $("play-h").value = aimed.h.toFixed(2);
+      $("play-w").value = aimed.w.toFixed(2);
     } catch (err) {
       showError(err);
     }
@@ -188,19 +197,19 @@
     if (!seat) return;
     const { game } = curlingView.current();
     if (seat.game_id && (!game || game.id !== seat.game_id)) curlingView.select(seat.game_id);
-    const left = seat.seconds_left == null ? "" : ` (${Math.ceil(seat.seconds_left)} s left)`;
-    const text = seat.over ? overText(seat, game) : seat.in_lobby
-      ? "Waiting in the lobby for an AI: connect one to this server with a key without :N." : {
-      throw: `Your turn: aim and throw${left}.`,
-      sweep: "Sweep now?",
-      centerline: "Your choice: keep or reset.",
-    }[seat.waiting] || "The other side is playing…";
-    $("play-status").textContent = `${seat.name}, Player${seat.player + 1}: ${text}`;
+    const seconds = seat.seconds_left == null ? null : Math.ceil(seat.seconds_left);
+    const left = seconds == null ? "" : t("seat.left", { seconds });
+    const text = seat.over ? overText(seat, game) : seat.in_lobby ? t("seat.lobby") : {
+      throw: t("seat.throw", { left }),
+      sweep: t("seat.sweep"),
+      centerline: t("seat.centerline"),
+    }[seat.waiting] || t("seat.other");
+    $("play-status").textContent = t("seat.status", { name: seat.name, seat: seat.player + 1, text });
     $("play-throw").hidden = !waiting("throw");
     $("play-sweep").hidden = !waiting("sweep");
     $("play-centerline").hidden = !waiting("centerline");
     $("play-resign").hidden = seat.over;
-    $("play-resign").textContent = P.resignAsked ? "resign: sure? click again (you lose)" : "resign";
+    $("play-resign").textContent = P.resignAsked ? t("play.resignSure") : t("play.resign");
     $("play-left").textContent = waiting("sweep") ? left : "";
     if (waiting("throw")) updatePreview();
   }
@@ -209,13 +218,15 @@
   function overText(seat, game) {
     const st = game && game.id === seat.game_id ? CurlingGame.stateAt(game, game.shots.length) : null;
     const res = st && st.result;
-    if (!res) return "The game is over.";
+    if (!res) return t("over.plain");
     const me = seat.player;
     const [mine, theirs] = me === 0 ? res.totals : [res.totals[1], res.totals[0]];
-    const outcome = { WIN: "you won", LOSE: "you lost", DRAW: "a draw" }[(res.results || [])[me]] || "over";
-    const why = res.reason === "resign" ? (res.lost_seat === me ? " (you resigned)" : " (they resigned)")
-      : res.reason && res.reason !== "finished" ? ` (${res.reason})` : "";
-    return `The game is over: ${outcome} ${mine}–${theirs}${why}.`;
+    const words = { WIN: "over.won", LOSE: "over.lost", DRAW: "over.draw" };
+    const outcome = t(words[(res.results || [])[me]] || "over.over");
+    const reason = CurlingI18n.word("outcome", res.reason);
+    const why = res.reason === "resign" ? t(res.lost_seat === me ? "over.youResigned" : "over.theyResigned")
+      : res.reason && res.reason !== "finished" ? t("status.why", { reason }) : "";
+    return t("over.text", { outcome, mine, theirs, why });
   }
 
   // The person's throw without noise, from the position now on the sheet.
@@ -266,7 +277,8 @@
   function overlay({ ctxH, views, geo }) {
     P.aimDrawn = null;
     if (P.preview && waiting("throw")) {
-      CurlingSheet.path(ctxH, views.house, P.preview, "#1f6fd1", { dash: [6, 4], label: "your throw" });
+      const label = t("canvas.yourThrow");
+      CurlingSheet.path(ctxH, views.house, P.preview, "#1f6fd1", { dash: [6, 4], label });
     }
     if (P.aim && waiting("throw")) aimMarker(ctxH, views.house, geo, P.aim); // where you clicked
     const shot = explainedShot();
@@ -274,17 +286,17 @@
     if (!shot) return;
     const colour = AGENT_COLOURS[shot.thrower];
     const labels = [];
-    shot.explain.top.forEach((t, i) => {
-      const key = JSON.stringify([shot.before, shot.shot, t.throw]);
+    shot.explain.top.forEach((top, i) => {
+      const key = JSON.stringify([shot.before, shot.shot, top.throw]);
       const points = P.paths.get(key + "#done");
       if (points === undefined) {
-        preview(shot.before, shot.shot, t.throw).then((p) => P.paths.set(key + "#done", p));
+        preview(shot.before, shot.shot, top.throw).then((p) => P.paths.set(key + "#done", p));
         return;
       }
       CurlingSheet.path(ctxH, views.house, points, colour, { dash: [5, 5], width: 1.5 });
       if (points.length > 1) {
         const [x, y] = points[points.length - 1];
-        labels.push({ x, y, colour, text: t.p == null ? `#${i + 1}` : `${Math.round(t.p * 100)} %` });
+        labels.push({ x, y, colour, text: top.p == null ? `#${i + 1}` : `${Math.round(top.p * 100)} %` });
       }
       P.agentDrawn.top += 1;
     });
@@ -330,7 +342,7 @@
     for (const w of P.wins) { ctx.beginPath(); ctx.arc(px(w.n), py(w.win), 3, 0, 2 * Math.PI); ctx.fill(); }
     const now = P.wins[P.wins.length - 1];
     $("agent-note").textContent = now
-      ? `${game.players[agentSeat]}'s chance to win before its last shot: ${Math.round(now.win * 100)} %`
+      ? t("agent.note", { name: game.players[agentSeat], percent: Math.round(now.win * 100) })
       : "";
   }
 
