@@ -1,5 +1,6 @@
 """README's main command, as written: from a checkout's root, with relative paths, the default
-config; only shortened (two teacher games, one training iteration, two games per opponent).
+config; only shortened (two teacher games, one training iteration a stage, two games per
+opponent).
 Slow."""
 
 from __future__ import annotations
@@ -39,8 +40,9 @@ def test_readme__main_command_trains_and_evaluates_from_the_root(
     tmp_path: Path, no_leftover_servers: None
 ) -> None:
     parts = [p for p in main_command() if ".venv/bin/" in p and " install " not in p]
-    dataset, train, export, evaluate = parts
-    assert " dataset data/" in dataset and "--storage-path results" in train  # relative
+    dataset, *trains, export, evaluate = parts
+    assert " dataset data/" in dataset  # relative paths
+    assert trains and all("--storage-path results" in train for train in trains)
     assert " export results/" in export and " evaluate agents/" in evaluate
     shutil.copytree(ROOT / "tune_configs", tmp_path / "tune_configs")  # the root's layout
 
@@ -50,10 +52,11 @@ def test_readme__main_command_trains_and_evaluates_from_the_root(
         return done
 
     run(_as_here(re.sub(r"--games \d+", "--games 2", dataset)))
-    trained = run([*_as_here(train), "--stop", '{"training_iteration": 1}'])
-    assert "best checkpoint:" in trained.stdout  # the progress table's end
-    assert "Configuration for experiment" not in trained.stdout  # no config dump by default
-    assert "Checkpoint successfully created" not in trained.stdout + trained.stderr
+    for train in trains:  # each stage from the one before (ppo_shots.yaml starts from BC's)
+        trained = run([*_as_here(train), "--stop", '{"training_iteration": 1}'])
+        assert "best checkpoint:" in trained.stdout  # the progress table's end
+        assert "Configuration for experiment" not in trained.stdout  # no config dump by default
+        assert "Checkpoint successfully created" not in trained.stdout + trained.stderr
     # TensorBoard (README: `tensorboard --logdir results`) finds each trial's event file there.
     assert list((tmp_path / "results").glob("*/*/events.out.tfevents.*"))
     run(_as_here(export))
