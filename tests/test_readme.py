@@ -64,3 +64,16 @@ def test_readme__main_command_trains_and_evaluates_from_the_root(
     rows = re.findall(r"^level (\d) +2 ", out.stdout, re.M)
     opponents = re.search(r"--opponent ([\d,]+)", evaluate)
     assert opponents is not None and rows == opponents.group(1).split(",")
+
+
+def _command_blocks(name: str) -> list[str]:
+    """The command blocks of a README's "two commands" section: the main job, the tests."""
+    text = (ROOT / name).read_text(encoding="utf-8")
+    section = text.split("## The two commands" if name == "README.md" else "## 两条命令", 1)[1]
+    return [block.split("```", 1)[0].strip() for block in section.split("```bash")[1:3]]
+
+
+def test_readme_zh_cn__gives_the_same_two_commands() -> None:
+    # one source: the Chinese README must not drift from the English one's commands
+    english = _command_blocks("README.md")
+    assert len(english) == 2 and english == _command_blocks("README.zh-CN.md")
