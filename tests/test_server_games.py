@@ -224,6 +224,8 @@ def test_endless_match__a_client_leaving_after_its_last_game_loses_no_phantom_ga
     # evaluate against `curling server --games 0`) left between games, it did not lose one.
     import logging
 
+    from web_helpers import records_of
+
     from rllib_curling.server.console import CONSOLE
 
     caplog.set_level(logging.INFO, logger=CONSOLE.name)
@@ -235,22 +237,14 @@ def test_endless_match__a_client_leaving_after_its_last_game_loses_no_phantom_ga
         while (msg := client.recv_msg()) is not None and msg.strip() != "GO":
             pass
     client.close()
-    assert wait_until(lambda: _game_records(tmp_path) and len(_game_records(tmp_path)) == games + 1)
-    *played, left = _game_records(tmp_path)
+
+    def game_records() -> list[dict[str, Any]]:
+        return [r for r in records_of(tmp_path) if r["type"] == "game"]
+
+    assert wait_until(lambda: len(game_records()) == games + 1)
+    *played, left = game_records()
     assert [g["reason"] for g in played] == ["finished"] * games
     assert left["reason"] == "left" and left["lost_seat"] is None
     lines = [r.getMessage() for r in caplog.records if r.name == CONSOLE.name]
     assert len([line for line in lines if line.startswith("game ")]) == games
     assert len(t.results) == games
-
-
-def _game_records(log_dir: Any) -> list[dict[str, Any]]:
-    import json
-
-    found = []
-    for path in sorted(log_dir.glob("*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            record = json.loads(line)
-            if record.get("type") == "game":
-                found.append(record)
-    return found

@@ -10,6 +10,7 @@ An agent folder (the shipped ``builtin`` agent) says how its search plays by def
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -142,13 +143,12 @@ def play_session(
     ``on_waiting()`` once when no game has started ``WAITING_HINT_S`` after connecting (a
     lobby waiting for a second client, a platform page where nobody clicked Start)."""
     games = 0
-    first = True
+    wait: Callable[[], str] = client.wait_turn  # the first wait may say why it waits
+    if on_waiting is not None:
+        wait = functools.partial(_first_event, client, on_waiting)
     while True:
-        if first and on_waiting is not None:
-            event = _first_event(client, on_waiting)
-        else:
-            event = client.wait_turn()
-        first = False
+        event = wait()
+        wait = client.wait_turn
         if event == "go":
             throw = player.throw(client)
             if on_throw is not None:

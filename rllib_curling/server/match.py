@@ -162,6 +162,9 @@ class Match:
         except SeatLost as lost:
             seat = self.lost if self.lost is not None else lost.seat
             self._abandon(seat)
+            if seat is None:  # a seat we cannot name: the game was lost by a disconnect
+                self._record_game(game_id, state, "disconnect")
+                return False
             if game > 0 and seat not in threw:  # it left after its last game: nobody lost
                 self._record_game(game_id, state, "left")
                 return False
