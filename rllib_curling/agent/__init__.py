@@ -14,6 +14,8 @@ dataset --teacher``, ``curling rate``), which use it.
 |              | halving over its prior, its end-score head through the win table)        |
 | ``player``   | ``PolicyPlayer``: a policy as a client's player on any server,           |
 |              | ``agent_bot``, ``play_session``                                          |
+| ``gate``     | a generation's gate: the new agent against the old, head to head in Ray  |
+|              | tasks, resumable; kept at ``GATE_SCORE`` (``curling improve``)           |
 
 Importing ``rllib_curling.agent`` or ``rllib_curling.agent.policy`` imports neither Ray nor
 torch: ``load_policy`` does, when it loads (so ``curling server`` starts fast, ``--agent`` or

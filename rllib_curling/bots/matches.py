@@ -201,17 +201,20 @@ def play_match(
     ends: int = 4,
     seed: int = 0,
     *,
+    start: int = 0,
     progress: Callable[[int, GameResult], None] | None = None,
     on_throw: Callable[[int], OnThrow | None] | None = None,
 ) -> MatchResult:
-    """``games`` games of ``a`` against ``b``; ``a`` is Player1 in even games, Player2 in odd.
+    """``games`` games of ``a`` against ``b``, numbered from ``start``; game ``g`` is seeded
+    ``[seed, g]``, and ``a`` is Player1 in even games, Player2 in odd (so a long match can be
+    played in slices, each with its own ``start``, and come out the same).
 
     ``progress(g, result)`` is called after each game; ``on_throw(g)`` gives game ``g``'s
     ``OnThrow`` (see ``play_game``).
     """
     config = GameConfig(ends=ends)
     results, seats = [], []
-    for g in range(games):
+    for g in range(start, start + games):
         a_seat = g % 2
         players = (a, b) if a_seat == 0 else (b, a)
         hook = on_throw(g) if on_throw is not None else None
