@@ -83,3 +83,18 @@ def test_bench_env_league__without_ray_says_what_to_install(
     )
     assert curling_main(["bench", "env", "--league"]) == 2
     assert "needs Ray" in capsys.readouterr().err
+
+
+def test_bench_search__meters_the_engine_and_the_network_then_lets_go(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from rllib_curling import physics
+
+    original = physics.simulate_batch
+    assert curling_main(["bench", "search", "--games", "1", "--json"]) == 0
+    f = json.loads(capsys.readouterr().out)
+    assert f["decisions"] == 32  # every stone of a 2-end game
+    # the shipped agent's search throws hundreds of candidates and asks its value head
+    assert f["throws_per_decision"] > 100 and f["network_calls_per_decision"] >= 1
+    assert 0 < f["engine_share"] + f["network_share"] <= 1.0 + 1e-9
+    assert physics.simulate_batch is original  # the meters are gone after the run

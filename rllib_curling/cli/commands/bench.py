@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
-BENCHMARKS = ("physics", "bots", "server", "env", "rllib")
+BENCHMARKS = ("physics", "bots", "search", "server", "env", "rllib")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
