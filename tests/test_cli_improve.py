@@ -3,6 +3,7 @@ its weights, a new agent folder), resumed stage by stage. Slow (Ray, Tune)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,6 +11,8 @@ import numpy as np
 import pytest
 
 from rllib_curling.cli import curling
+
+ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
@@ -31,7 +34,7 @@ def test_improve__a_generation_from_an_agent_then_resumed(
     from rllib_curling.rl.checkpoints import agent_info
 
     argv = ["improve", "builtin", str(tmp_path / "gen"), "--games", "2", "--ends", "1",
-            "--iterations", "1", "--opponents", "2"]  # fmt: skip
+            "--iterations", "1", "--opponents", "2", "--gate-games", "2"]  # fmt: skip
     assert curling.main(argv) == 0
     rows = list(read_rows(tmp_path / "gen" / "data"))
     assert len(rows) == 2 * 8  # the teacher's 8 stones of each 1-end game
@@ -44,10 +47,30 @@ def test_improve__a_generation_from_an_agent_then_resumed(
     obs = np.concatenate([np.stack([r["obs"] for r in rows]), obs]).astype(np.float32)
     before, after = load_policy("builtin").values(obs), load_policy(agent).values(obs)
     assert np.corrcoef(before, after)[0, 1] > 0.8
-    capsys.readouterr()
+    # the gate: the new agent against builtin, 2 games with the hammer alternating
+    gate = json.loads((tmp_path / "gen" / "gate" / "gate.json").read_text())
+    assert gate["games"] == 2 and gate["wins"] + gate["draws"] + gate["losses"] == 2
+    assert gate["kept"] == (gate["score"] >= 0.55)
+    assert "Gate: against builtin" in (agent / "MODEL_CARD.md").read_text(encoding="utf-8")
+    err = capsys.readouterr().err
+    assert "4/4 gate" in err and ("kept (" in err or "not kept (" in err)
     assert curling.main(argv) == 0  # again: every stage is done, nothing is played or trained
     err = capsys.readouterr().err
-    assert "0 shards to play" in err and "trained already" in err
+    assert "0 shards to play" in err and "trained already" in err and "gate 1/1" not in err
+
+
+def test_improve__a_shot_network_generation_starts_from_its_weights(
+    tmp_path: Path, capsys: pytest.CaptureFixture, no_leftover_servers: None, no_ray_left: None
+) -> None:
+    from rllib_curling.agent.policy import load_policy
+
+    teacher = str(ROOT / "measurements" / "agents" / "readme-network")
+    argv = ["improve", teacher, str(tmp_path / "gen"), "--games", "2", "--ends", "1",
+            "--iterations", "1", "--opponents", "2", "--gate-games", "0"]  # fmt: skip
+    assert curling.main(argv) == 0
+    err = capsys.readouterr().err
+    assert "over the shots actions" in err and "from " in err and "a new network" not in err
+    assert load_policy(tmp_path / "gen" / "agent").mode == "shots"
 
 
 def test_improve__a_missing_agent_is_a_one_line_error(

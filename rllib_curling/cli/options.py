@@ -10,7 +10,8 @@ types behind them.
 | ``level_range``       | the built-in levels as help texts write them (``0-8``), from         |
 |                       | ``bots.levels.LEVELS``                                               |
 | ``level_list``        | an argparse type: ``2`` or ``2,4,6``, each a level (``check_level``)   |
-| ``positive_int``, ``unit_float`` | argparse types: an integer >= 1, a number in [0, 1]       |
+| ``positive_int``, ``non_negative_int``, ``unit_float`` | argparse types: an integer >= 1, |
+|                       | an integer >= 0, a number in [0, 1]                                  |
 """
 
 from __future__ import annotations
@@ -26,12 +27,21 @@ DEFAULT_ENDS = 4
 
 def positive_int(text: str) -> int:
     """An argparse type: an integer >= 1."""
+    return _at_least(1, text)
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse type: an integer >= 0."""
+    return _at_least(0, text)
+
+
+def _at_least(low: int, text: str) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    if value < low:
+        raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
     return value
 
 

@@ -1,5 +1,6 @@
 """``curling improve AGENT OUT``: one generation of expert iteration (``DESCRIPTION`` is its
-help; the retraining is BC with ``CurlingBCLearner``)."""
+help; the retraining is BC with ``CurlingBCLearner``, or ``CurlingShotLearner`` on the shot set;
+the gate is ``agent.gate``)."""
 
 from __future__ import annotations
 
@@ -7,28 +8,38 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
+from rllib_curling.agent.gate import GATE_GAMES, GATE_SCORE
 from rllib_curling.agent.policy import SearchDefaults
 from rllib_curling.cli import UsageError
-from rllib_curling.cli.options import add_ends, level_list, positive_int
+from rllib_curling.cli.options import add_ends, level_list, non_negative_int, positive_int
 
 #: The experiment's name under OUT/results.
 EXPERIMENT = "improve"
 #: The new agent's search settings when AGENT has none (a checkpoint): the shipped agent's.
 FALLBACK_SEARCH = SearchDefaults(k=8, value_weight=0.6)
+#: The action modes a generation trains (``--action``).
+ACTIONS = ("discrete", "shots")
+#: The gate's games are seeded apart from every evaluation's (``rllib evaluate`` seeds).
+GATE_SEED = 3_000_000
 
-DESCRIPTION = """\
+DESCRIPTION = f"""\
 The agent (a checkpoint or an agent folder; builtin: the one in the package) plays with its
 search as the teacher, its games become offline data, the network retrains on them from the
 agent's own weights (behaviour cloning with soft targets, and the value head on the games'
-results), and the result is exported as a new agent folder with the same search settings:
+results), the result is exported as a new agent folder with the same search settings, and the
+new agent plays the old one head to head: it is kept only if it scores at least
+{100 * GATE_SCORE:.0f} % (draws count half):
 
-    OUT/data/          curling dataset OUT/data --teacher AGENT --games N
+    OUT/data/          curling dataset OUT/data --teacher AGENT --games N [--action shots]
     OUT/results/       rllib train (BC on OUT/data, starting from AGENT, N iterations)
     OUT/agent/         curling export OUT/results/improve OUT/agent (AGENT's search settings)
+    OUT/gate/          OUT/agent against AGENT, --gate-games games; gate/gate.json: kept or not
 
-Each stage is skipped when its output is there, so an interrupted generation resumes with the
-same command; the next generation is curling improve OUT/agent OUT2.
+Each stage is skipped when its output is there (the gate resumes game slice by slice), so an
+interrupted generation resumes with the same command. A kept agent starts the next generation,
+curling improve OUT/agent OUT2; one not kept leaves AGENT the best (try more games).
 """
 
 
@@ -50,10 +61,27 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "agent's data used 0)")  # fmt: skip
     p.add_argument("--iterations", type=positive_int, default=100,
                    help="BC iterations of 20 batches of 1024 positions (100)")  # fmt: skip
+    p.add_argument(
+        "--action", choices=ACTIONS, default=None,
+        help="the network's actions: discrete (the 65 templates) or shots (the shots a strong "
+        "player considers, each stone as a target); default: AGENT's own",
+    )  # fmt: skip
+    p.add_argument(
+        "--labels", choices=("search", "screen"), default="screen",
+        help="with shots, how far the teacher looks (screen: every legal shot thrown once, "
+        "about 5 times the positions an hour; search: its whole search)",
+    )  # fmt: skip
+    p.add_argument(
+        "--gate-games", type=non_negative_int, default=GATE_GAMES,
+        help=f"head-to-head games of the new agent against AGENT ({GATE_GAMES}; 0: no gate)",
+    )  # fmt: skip
+    p.add_argument("--address", default=None, help="a Ray cluster to play the games on "
+                   "(default: a local Ray)")  # fmt: skip
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from rllib_curling.agent.policy import load_policy
     from rllib_curling.cli.commands.dataset import init_ray, make_teacher_of, progress_line
     from rllib_curling.errors import ConfigError
     from rllib_curling.offline.dataset import DatasetConfig, generate, pending_shards
@@ -63,11 +91,17 @@ def run(args: argparse.Namespace) -> int:
     try:
         teacher = str(find_checkpoint(args.agent))
         search = SearchDefaults.of(agent_info(teacher)) or FALLBACK_SEARCH
+        own = load_policy(teacher).mode
+        action = args.action or own
+        if action not in ACTIONS:
+            raise UsageError(f"{args.agent} plays {own!r} actions; give --action "
+                             f"({' or '.join(ACTIONS)}) for the new network")  # fmt: skip
         config = DatasetConfig(
             teacher=args.agent, opponents=args.opponents, games=args.games,
-            ends=args.ends, seed=args.seed,
+            ends=args.ends, seed=args.seed, action=action, labels=args.labels,
         )  # fmt: skip
-        make_teacher = make_teacher_of(args.agent)  # loads it now: a bad agent fails in one line
+        # loads it now: a bad agent fails in one line
+        make_teacher = make_teacher_of(args.agent, action, args.labels)
     except (ConfigError, ValueError, FileNotFoundError) as exc:
         raise UsageError(str(exc)) from None
     import ray
@@ -76,41 +110,85 @@ def run(args: argparse.Namespace) -> int:
 
     start = time.perf_counter()
     started = not ray.is_initialized()  # ours to stop: nothing is left running after us
-    init_ray(None)
+    init_ray(args.address)
     quiet(0)
+    stages = 4 if args.gate_games else 3
     try:
         data = out / "data"
         todo = len(pending_shards(data, config))
-        _say(f"1/3 data: {args.agent} (its search) against levels {_levels_text(args.opponents)}, "
-             f"{config.games} games; {todo} shards to play")  # fmt: skip
+        _say(
+            f"1/{stages} data: {args.agent} (its search, over the {action} actions) against "
+            f"levels {_levels_text(args.opponents)}, {config.games} games; {todo} shards to play"
+        )
         generate(data, config, progress=progress_line(start, todo), make_teacher=make_teacher)
         results = out / "results" / EXPERIMENT
+        start_from = teacher if action == own else None  # another action set: a new network
         if not list(results.glob("*/checkpoint_*")):
-            _say(f"2/3 network: BC from {args.agent}'s weights, {args.iterations} iterations")
-            _train(data, out / "results", teacher, args.iterations)
+            origin = f"from {args.agent}'s weights" if start_from else "a new network"
+            _say(f"2/{stages} network: BC over the {action} actions, {origin}, "
+                 f"{args.iterations} iterations")  # fmt: skip
+            _train(data, out / "results", action, start_from, args.iterations)
         else:
-            _say(f"2/3 network: trained already ({results})")
-        card = _card(args, teacher, search)
+            _say(f"2/{stages} network: trained already ({results})")
+        card = _card(args, teacher, search, action, start_from)
         agent = export_agent(results, out / "agent", search=search.as_dict(), card=card)
+        _say(f"3/{stages} agent: {agent}")
+        if args.gate_games:
+            verdict = _gate(args, agent, teacher, out / "gate", start)
+            (agent / "MODEL_CARD.md").write_text(
+                card + f"\nGate: against {args.agent}, {verdict.line()}.\n", encoding="utf-8"
+            )
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     finally:
         if started:
             ray.shutdown()
-    _say(f"3/3 agent: {agent} ({(time.perf_counter() - start) / 60:.1f} min); next: "
-         f"rllib evaluate {agent} --opponent 6,8 --episodes 200")  # fmt: skip
+    minutes = f"{(time.perf_counter() - start) / 60:.1f} min"
+    if not args.gate_games:
+        _say(f"done ({minutes}); next: rllib evaluate {agent} --opponent 6,8 --episodes 200")
+    elif verdict.kept:
+        _say(f"kept ({minutes}): {agent} is the new best; next generation: "
+             f"curling improve {agent} {args.out}-next")  # fmt: skip
+    else:
+        _say(f"not kept ({minutes}): {args.agent} stays the best; try more --games or "
+             "--iterations")  # fmt: skip
     return 0
 
 
-def _train(data: Path, storage: Path, start_from: str, iterations: int) -> None:
-    """BC on ``data`` from ``start_from``'s weights (``tune_configs/bc.yaml``'s settings)."""
+def _gate(args: argparse.Namespace, agent: Path, teacher: str, out: Path, start: float) -> Any:
+    """The new agent against the old, head to head (``agent.gate``), with a line per slice."""
+    import functools
+
+    from rllib_curling.agent.gate import GateConfig, Verdict, play_gate
+    from rllib_curling.agent.player import agent_bot
+
+    config = GateConfig(games=args.gate_games, ends=args.ends, seed=GATE_SEED + args.seed)
+    _say(f"4/4 gate: {agent} against {args.agent}, {config.games} games, hammer alternating; "
+         f"kept at {100 * config.threshold:.0f} % or more")  # fmt: skip
+
+    def progress(done: int, total: int, verdict: Verdict) -> None:
+        m = verdict.match
+        _say(f"  gate {done}/{total}: {m.n} games, new agent {100 * m.win_rate:.1f} % "
+             f"({(time.perf_counter() - start) / 60:.1f} min)")  # fmt: skip
+
+    make_new = functools.partial(agent_bot, str(agent), name=f"{args.out}/agent")
+    make_old = functools.partial(agent_bot, teacher, name=args.agent)
+    verdict = play_gate(out, make_new, make_old, config, progress=progress)
+    _say(f"gate: {verdict.line()} ({out / 'gate.json'})")
+    return verdict
+
+
+def _train(data: Path, storage: Path, action: str, start_from: str | None, iterations: int) -> None:
+    """BC on ``data`` from ``start_from``'s weights (None: a new network); discrete: the
+    ``CurlingBCLearner`` of ``tune_configs/bc.yaml``; shots: ``CurlingShotLearner``'s defaults
+    (``tune_configs/bc_shots.yaml``)."""
     from rllib_curling.rl.experiments import ExperimentSpec
     from rllib_curling.rl.tuning import run_experiment
 
     spec = ExperimentSpec(
         name=EXPERIMENT, run="BC", env="curling",
         stop={"training_iteration": iterations},
-        config={"env_config": {"ends": 4, "action": "discrete"}, "input_": str(data)},
+        config={"env_config": {"ends": 4, "action": action}, "input_": str(data)},
         checkpoint_config={"checkpoint_at_end": True, "num_to_keep": 1},
         storage_path=str(storage), start_from=start_from, source="curling improve",
     )  # fmt: skip
@@ -118,14 +196,20 @@ def _train(data: Path, storage: Path, start_from: str, iterations: int) -> None:
         raise RuntimeError("BC wrote no checkpoint")
 
 
-def _card(args: argparse.Namespace, teacher: str, search: SearchDefaults) -> str:
+def _card(
+    args: argparse.Namespace, teacher: str, search: SearchDefaults, action: str,
+    start_from: str | None,
+) -> str:  # fmt: skip
+    learner = "CurlingShotLearner" if action == "shots" else "CurlingBCLearner"
+    labels = f" --action shots --labels {args.labels}" if action == "shots" else ""
+    origin = "from its weights" if start_from else "a new network"
     return (
         "# An agent made by `curling improve`\n\n"
         f"One generation of expert iteration from `{args.agent}` ({teacher}):\n\n"
         f"- data: `curling dataset OUT/data --teacher {args.agent} --games {args.games} "
-        f"--opponents {_levels_text(args.opponents)} --ends {args.ends} --seed {args.seed}` "
-        "(its search)\n"
-        f"- network: BC (`CurlingBCLearner`), {args.iterations} iterations, from its weights\n"
+        f"--opponents {_levels_text(args.opponents)} --ends {args.ends} --seed {args.seed}"
+        f"{labels}` (its search)\n"
+        f"- network: BC (`{learner}`), {args.iterations} iterations, {origin}\n"
         f"- search: {search.as_dict()}\n\n"
         "Measure it: `rllib evaluate OUT/agent --opponent 6,8 --episodes 200`.\n"
     )
