@@ -21,12 +21,7 @@ from server_helpers import RawClient, Transcript
 from web_helpers import get_json, http, records_of, slow_bot_game
 
 from rllib_curling import physics, sheet
-from rllib_curling.server.people import (
-    PATH_STRIDE,
-    SWEEP_GRACE_S,
-    PersonPlayer,
-    RunningStone,
-)
+from rllib_curling.server.people import PATH_STRIDE, PersonPlayer, RunningStone
 from rllib_curling.server.web.desk import SeatRefused
 from rllib_curling.server.web.events import TICK_S
 
@@ -179,7 +174,7 @@ def test_person_sweep__waits_in_real_time_from_mid_sheet_to_the_hog_line() -> No
         assert await sweep == 0.0  # nothing sent: no sweep, once the stone passed the hog line
         closed = loop.time() - start
         assert run.opens <= opened < run.opens + 0.2
-        assert run.closes + SWEEP_GRACE_S <= closed + 0.01 < run.closes + SWEEP_GRACE_S + 0.3
+        assert run.closes <= closed + 0.01 < run.closes + 0.3
         assert person.running_state() is None and person.waiting is None
 
     async def answered() -> float:

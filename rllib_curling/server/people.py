@@ -52,9 +52,6 @@ log = logging.getLogger("rllib_curling.server")
 
 #: Ticks between the points of a person's running stone (``RunningStone.path``): 0.05 s.
 PATH_STRIDE = 5
-#: A SWEEP this late after the running stone reached the far hog line still counts: the page
-#: hides its controls there, and this covers the way of a click sent at the last moment.
-SWEEP_GRACE_S = 0.25
 #: Calls a second one seat may make (floods are refused with 429, the game goes on).
 MAX_CALLS_PER_S = 20
 #: Seats a finished match keeps answering for (the page reads the result), seconds.
@@ -182,7 +179,7 @@ class PersonPlayer(Player):
             await self._wait(None, run.opens)  # to mid-sheet: nothing to answer yet
             if self.closed:
                 return 0.0
-            distance = await self._wait("sweep", run.closes - run.opens, grace=SWEEP_GRACE_S)
+            distance = await self._wait("sweep", run.closes - run.opens)
         finally:
             self.mid = self.running = None
         return float(distance or 0.0)
@@ -215,6 +212,7 @@ class PersonPlayer(Player):
             now = self.waiting or "nothing (not this seat's turn)"
             raise SeatRefused(409, f"this seat waits for {now}, not a {what}")
         self._answer.set_result(value)
+        self.waiting = self.deadline = None  # taken: the reply says so
 
     def count_call(self, now: float) -> None:
         """Refuse (429) more than ``MAX_CALLS_PER_S`` calls in the last second."""
@@ -237,18 +235,17 @@ class PersonPlayer(Player):
 
     # -- internals -----------------------------------------------------------------------------
 
-    async def _wait(self, what: str | None, timeout: float | None, grace: float = 0.0) -> Any:
-        """Wait for the page's ``what`` (None: nothing it may answer, a pause that resigning
-        ends) up to ``timeout`` seconds, shown as the seconds left, and ``grace`` more."""
+    async def _wait(self, what: str | None, timeout: float | None) -> Any:
+        """Wait up to ``timeout`` seconds for the page's ``what`` (None: nothing it may answer,
+        a pause that resigning ends)."""
         loop = asyncio.get_running_loop()
         if self.resigned:
             return None
         self._answer = loop.create_future()
         self.waiting = what
         self.deadline = None if timeout is None or what is None else loop.time() + timeout
-        wait = None if timeout is None else timeout + grace
         try:
-            return await asyncio.wait_for(asyncio.shield(self._answer), wait)
+            return await asyncio.wait_for(asyncio.shield(self._answer), timeout)
         except (TimeoutError, asyncio.CancelledError) as exc:
             if isinstance(exc, asyncio.CancelledError) and not self._answer.cancelled():
                 raise
@@ -326,15 +323,17 @@ class PeopleDesk:
         return {"seat": token, **self.state(token)}
 
     def state(self, token: str) -> dict[str, Any]:
-        """The seat: its game, seat number, what it waits for and the seconds left, and its
-        stone while it runs (``PersonPlayer.running_state``)."""
+        """The seat: its game, seat number, what it waits for and the seconds left, the index
+        in the game of the shot it throws at its turn (``shot_index``: the page waits until it
+        has shown every shot before it), and its stone while it runs (``running_state``)."""
         person = self._person(token)
         loop_time = asyncio.get_running_loop().time()
         left = None if person.deadline is None else max(0.0, person.deadline - loop_time)
         return {
             "name": person.name, "game_id": person.game_id, "player": person.seat,
             "waiting": person.waiting, "seconds_left": left, "mid": person.mid,
-            "running": person.running_state(), "over": person.match_over,
+            "shot_index": person.next_shot[0], "running": person.running_state(),
+            "over": person.match_over,
             "in_lobby": person.game_id is None and not person.closed,
         }  # fmt: skip
 
