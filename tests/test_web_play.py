@@ -126,17 +126,17 @@ def test_sweep__offered_only_while_the_persons_stone_is_drawn_moving_on_the_hous
     asked = [s for s in samples if s["play"]["sweepControls"]]
     assert asked, "the sweep was never offered"
     for s in asked:  # the stone drawn on the house, moving, between mid-sheet and the hog line
-        own = s["view"]["own"]
+        own = s["view"].get("own")
         assert own is not None and own["running"] and own["moving"] and own["onHouse"], s
         assert hog <= own["y"] <= mid, s
         y0, y1 = s["view"]["houseWindow"]
         assert y0 <= own["y"] <= y1, s
     assert asked[0]["view"]["houseWindow"][0] > hog  # the house view slid up with the stone
-    running = [s for s in samples if s["view"]["own"] and s["view"]["own"]["running"]]
+    running = [s for s in samples if s["view"].get("own") and s["view"]["own"]["running"]]
     first, last = running[0], running[-1]
     assert first["view"]["own"]["y"] > mid and last["view"]["own"]["y"] < mid
     seconds = (last["now"] - first["now"]) / 1000  # true speed: a second of play a second
-    assert last["view"]["own"]["t"] - first["view"]["own"]["t"] == pytest.approx(seconds, abs=0.1)
+    assert last["view"]["own"]["t"] - first["view"]["own"]["t"] == pytest.approx(seconds, abs=0.25)
     assert seconds > 4.0  # what the person saw of it before the sweep ended: seconds, not a blink
     drawn = [s["view"]["own"] for s in samples if s["view"]["own"]]
     for a, b in zip(drawn, drawn[1:], strict=False):  # never back toward the release
@@ -169,7 +169,7 @@ def test_turn__no_throw_asked_for_while_the_view_still_shows_earlier_throws(
     page.uncheck("#follow")  # the person stops following live; its turn brings the view back
     page.evaluate(SAMPLER)
     page.click("#play-go")
-    page.wait_for_function(f"{PLAY}.seat.shot_index === 2", timeout=30_000)  # the bot threw
+    page.wait_for_function("window.curlingView.state().shots === 2", timeout=30_000)  # bot threw
     page.wait_for_function(f"{PLAY}.throwControls", timeout=60_000)
     samples = page.evaluate("window.samples")
     waited = [s for s in samples if s["play"]["seat"]["waiting"] == "throw"]

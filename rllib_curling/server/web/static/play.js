@@ -265,9 +265,11 @@
     if (seat.game_id && (!game || game.id !== seat.game_id)) curlingView.select(seat.game_id);
     const late = behind(seat, view);
     const turn = `${seat.game_id} ${seat.shot_index} ${seat.waiting}`;
-    if (late && !view.follow && P.caughtUp !== turn) { // the person's turn: the view catches up
+    let following = view.follow;
+    if (late && !following && P.caughtUp !== turn) { // the person's turn: the view catches up
       curlingView.follow(); // (once: a person may then step back through the game)
       P.caughtUp = turn;
+      following = true;
     }
     const sweep = sweepLeft(view);
     if (sweep == null && P.hold != null) releaseHold(); // the stone reached the hog line
@@ -275,7 +277,7 @@
     const left = seconds == null ? "" : t("seat.left", { seconds });
     const running = view.own != null && !seat.waiting; // its own stone drawn moving
     const text = seat.over ? overText(seat, game) : seat.in_lobby ? t("seat.lobby")
-      : late ? t(view.follow ? "seat.catchingUp" : "seat.stepped") : sweep != null ? t("seat.sweep")
+      : late ? t(following ? "seat.catchingUp" : "seat.stepped") : sweep != null ? t("seat.sweep")
       : waiting("throw") ? t("seat.throw", { left }) : waiting("centerline") ? t("seat.centerline")
       : running || waiting("sweep") ? t("seat.running") : t("seat.other");
     setText("play-status", t("seat.status", { name: seat.name, seat: seat.player + 1, text }));
