@@ -183,6 +183,8 @@ def test_person_sweep__waits_in_real_time_from_mid_sheet_to_the_hog_line() -> No
         while person.waiting != "sweep":
             await asyncio.sleep(0.01)
         person.answer("sweep", 2.5)
+        with pytest.raises(SeatRefused, match="waits for nothing"):
+            person.answer("sweep", 1.0)  # once a stone
         return await sweep
 
     asyncio.run(unanswered())

@@ -205,8 +205,8 @@ class PersonPlayer(Player):
 
     def answer(self, what: str, value: Any) -> None:
         """The page's answer to what the seat waits for; ``SeatRefused`` (409) otherwise."""
-        if what == "sweep" and self.running is not None and self.waiting is None:
-            to_go = self.running.opens - self.elapsed()
+        to_go = self.running.opens - self.elapsed() if self.running is not None else 0.0
+        if what == "sweep" and self.waiting is None and to_go > 0:
             raise SeatRefused(409, f"the stone reaches mid-sheet in {to_go:.1f} s: sweep then")
         if self.waiting != what or self._answer is None or self._answer.done():
             now = self.waiting or "nothing (not this seat's turn)"
