@@ -31,9 +31,9 @@ def play(page: object, url: str, opponent: str, throws: int, out: Path) -> None:
         if k == throws:
             break
         page.click("#play-go")  # type: ignore[attr-defined]
-        page.wait_for_function(f"{PLAY}.sweepControls || !{PLAY}.throwControls")  # type: ignore
-        if page.evaluate(PLAY)["sweepControls"]:  # type: ignore[attr-defined]
-            page.click("#play-no-sweep")  # type: ignore[attr-defined]
+        # The stone runs in real time: the sweep is offered once it is past mid-sheet.
+        page.wait_for_function(f"{PLAY}.sweepControls", timeout=30_000)  # type: ignore
+        page.click("#play-no-sweep")  # type: ignore[attr-defined]
     page.wait_for_function(f"{PLAY}.preview > 0")  # type: ignore[attr-defined]
     page.wait_for_timeout(1500)  # type: ignore[attr-defined]  # the last shot drawn at rest
     page.screenshot(path=str(out))  # type: ignore[attr-defined]

@@ -61,7 +61,7 @@ class ScriptedPlayer(Player):
         explanation = {"shot": state.shot} if self.explain else None
         return Choice(state, (3.0, 0.1 * self.seat, 1.0), explanation=explanation)
 
-    async def sweep(self, mid: np.ndarray, window: float) -> float:
+    async def sweep(self, mid: np.ndarray, window: float, path: np.ndarray | None = None) -> float:
         return self.sweep_distance
 
     async def centerline_choice(self, transition: Transition, timeout: float) -> str:

@@ -1,9 +1,13 @@
 """Seats for people on the page (``server.people`` through ``web.desk``), at the HTTP level: a
-whole game thrown and swept through the seat endpoints, recorded as any game; bad calls refused
-with a clear error while the game goes on; the play line on the console."""
+whole game thrown and swept through the seat endpoints, recorded as any game, the running stone
+reported in real time (its path the engine's, cut at the far hog line) and sweeps taken only
+while it runs from mid-sheet to the hog line; bad calls refused with a clear error while the
+game goes on; the play line on the console. And ``RunningStone`` and ``PersonPlayer.sweep`` on
+their own: the path's cut, the window's timing."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import threading
@@ -11,11 +15,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from server_helpers import RawClient, Transcript
 from web_helpers import get_json, http, records_of, slow_bot_game
 
-from rllib_curling import sheet
+from rllib_curling import physics, sheet
+from rllib_curling.server.people import PATH_STRIDE, PersonPlayer, RunningStone
+from rllib_curling.server.web.desk import SeatRefused
+from rllib_curling.server.web.events import TICK_S
 
 pytestmark = pytest.mark.timeout(120)
 pytest_plugins = ("server_fixtures",)  # fixtures: start_server
@@ -61,31 +69,126 @@ def test_person__plays_a_whole_game_throws_and_a_sweep_recorded(
     }  # fmt: skip
     status, seat = open_seat(web)
     assert status == 200 and seat["player"] == 0  # the bot sits in seat 2, as for TCP clients
-    token, thrown, swept = seat["seat"], [], False
+    token, thrown, runs = seat["seat"], [], []
     while True:
         state = wait_for(web, token, {"throw", "sweep"})
         if state["over"]:
             break
         if state["waiting"] == "throw":
-            throw = {"v": 2.9 + 0.01 * len(thrown), "h": -0.2, "w": 1.0}
+            # Two draws run past mid-sheet (swept, then not); the others stop short of it.
+            v = 2.9 + 0.01 * len(thrown) if len(thrown) < 2 else 1.2
+            throw = {"v": v, "h": -0.2, "w": 1.0}
             status, after = post(f"{web}api/seats/{token}/throw", throw)
             assert status == 200, after
             thrown.append(throw)
-        else:  # the stone crossed mid-sheet: sweep the first one, not the others
-            assert len(state["mid"]) == 5 and 0 < state["seconds_left"] <= 5.0
-            status, _ = post(f"{web}api/seats/{token}/sweep", {"distance": 0.0 if swept else 2.5})
-            assert status == 200
-            swept = True
-    assert len(thrown) == 8 and swept
+            if v > 2:  # the stone runs: too early to sweep, said in one line
+                status, reply = post(f"{web}api/seats/{token}/sweep", {"distance": 1.0})
+                assert status == 409 and "reaches mid-sheet in" in reply["error"], reply
+        else:  # the stone is past mid-sheet and short of the hog line, in real time
+            run = state["running"]
+            assert len(state["mid"]) == 5 and run["index"] == 2 * len(runs)
+            assert run["opens"] <= run["elapsed"] < run["closes"]
+            assert state["seconds_left"] == pytest.approx(run["closes"] - run["elapsed"], abs=0.1)
+            runs.append(run)
+            distance = 0.0 if len(runs) > 1 else 2.5
+            assert post(f"{web}api/seats/{token}/sweep", {"distance": distance})[0] == 200
+    assert len(thrown) == 8 and len(runs) == 2
     records = records_of(tmp_path)
     (start,) = [r for r in records if r["type"] == "game_start"]
     assert start["players"][0] == "Ann" and start["kinds"] == ["person", "bot:2"]
     shots = [r for r in records if r["type"] == "shot" and r["thrower"] == 0]
     assert [s["throw_sent"] for s in shots] == [[t["v"], t["h"], t["w"]] for t in thrown]
     assert [s["sweep"] for s in shots][:1] == [2.5] and all(s["sweep"] == 0 for s in shots[1:])
+    # The path the page was given is the engine's unswept path of the stone, up to the hog line.
+    for run, shot in zip(runs, shots, strict=False):
+        full = physics.simulate(
+            np.array(shot["before"]), shot["shot"], shot["throw"][:3], seed=shot["seed"],
+            trajectory_stride=PATH_STRIDE,
+        ).trajectory[:, shot["shot"]]  # fmt: skip
+        expected = RunningStone.of(full, PATH_STRIDE * TICK_S)
+        np.testing.assert_allclose(run["path"], expected.path, atol=1e-3)
+        assert run["stone"] == shot["shot"] and run["path"][-1][1] >= sheet.FAR_HOG_Y
     (game,) = [r for r in records if r["type"] == "game"]
     assert game["reason"] == "finished" and game["shots"] == 16
     assert get_json(f"{web}api/seats/{token}")["over"]
+
+
+def _draw_path(v: float) -> np.ndarray:
+    """The thrown stone's path of a draw of speed ``v`` on an empty sheet, a point every
+    ``PATH_STRIDE`` ticks (as the match gives it to a person's seat)."""
+    result = physics.simulate(np.zeros((16, 2)), 0, (v, 0.0, 1.57), seed=3,
+                              trajectory_stride=PATH_STRIDE)  # fmt: skip
+    assert result.trajectory is not None
+    return result.trajectory[:, 0]
+
+
+def test_running_stone__path_stops_at_the_far_hog_line_and_the_window_spans_mid_sheet_to_it() -> (
+    None
+):
+    dt = PATH_STRIDE * TICK_S
+    for v in (3.0, 6.0):  # a draw and a takeout: the page never sees where either stops
+        full = _draw_path(v)
+        run = RunningStone.of(full, dt)
+        n = len(run.path)
+        np.testing.assert_array_equal(run.path, full[:n])
+        assert run.path[-1, 1] >= sheet.FAR_HOG_Y > full[n, 1] and len(full) > n + 10
+        assert np.all(run.path[:, 1] >= sheet.FAR_HOG_Y)
+        first_past_mid = int(np.argmax(full[:, 1] <= sheet.MIDSHEET_Y))
+        assert run.opens == pytest.approx(first_past_mid * dt)
+        assert run.closes == pytest.approx((n - 1) * dt)
+        assert 2.0 < run.opens < run.closes < 15.0
+    # A stone that stops between mid-sheet and the hog line: its path goes to its rest (it is
+    # removed from play, but the path never shows the (0, 0) of a stone out of play).
+    full = _draw_path(1.6)
+    short = RunningStone.of(full, dt)
+    assert full[-1].tolist() == [0.0, 0.0]  # removed from play once it stopped
+    np.testing.assert_array_equal(short.path, full[:-1])
+    assert sheet.FAR_HOG_Y < short.path[-1, 1] < sheet.MIDSHEET_Y
+    assert short.opens < short.closes == pytest.approx((len(full) - 2) * dt)
+
+
+def test_person_sweep__waits_in_real_time_from_mid_sheet_to_the_hog_line() -> None:
+    # A made-up stone, fast (0.5 m a point): past mid-sheet at point 3, the hog line at 25.
+    path = np.column_stack([np.full(40, 2.4), 23.0 - 0.5 * np.arange(40)])
+    mid = np.array([2.4, 21.5, 0.0, -10.0, 1.0])
+    run = RunningStone.of(path, PATH_STRIDE * TICK_S)
+    assert run.opens == pytest.approx(0.15) and run.closes == pytest.approx(1.25)
+
+    async def unanswered() -> None:
+        person = PersonPlayer("Ann", 0, "token")
+        person.next_shot = (4, 4)
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        sweep = asyncio.create_task(person.sweep(mid, 1.0, path))
+        await asyncio.sleep(0.05)
+        state = person.running_state()
+        assert state is not None and person.waiting is None and person.deadline is None
+        assert state["index"] == 4 and state["stone"] == 4 and 0 < state["elapsed"] < 0.15
+        with pytest.raises(SeatRefused, match=r"reaches mid-sheet in 0\.\d s: sweep then"):
+            person.answer("sweep", 1.0)  # before mid-sheet
+        while person.waiting != "sweep":
+            await asyncio.sleep(0.01)
+        opened = loop.time() - start
+        assert person.deadline is not None
+        assert person.deadline - start == pytest.approx(run.closes, abs=0.05)
+        assert await sweep == 0.0  # nothing sent: no sweep, once the stone passed the hog line
+        closed = loop.time() - start
+        assert run.opens <= opened < run.opens + 0.2
+        assert run.closes <= closed + 0.01 < run.closes + 0.3
+        assert person.running_state() is None and person.waiting is None
+
+    async def answered() -> float:
+        person = PersonPlayer("Ann", 0, "token")
+        sweep = asyncio.create_task(person.sweep(mid, 1.0, path))
+        while person.waiting != "sweep":
+            await asyncio.sleep(0.01)
+        person.answer("sweep", 2.5)
+        with pytest.raises(SeatRefused, match="waits for nothing"):
+            person.answer("sweep", 1.0)  # once a stone
+        return await sweep
+
+    asyncio.run(unanswered())
+    assert asyncio.run(answered()) == 2.5
 
 
 @pytest.mark.slow
@@ -102,7 +205,8 @@ def test_person__bad_calls_are_refused_and_the_game_goes_on(server: Any, tmp_pat
         status, reply = post(f"{web}api/seats/{token}/throw", bad)
         assert status == 400 and "finite number" in reply["error"], reply
     assert post(f"{web}api/seats/{token}/throw", b"{not json")[0] == 400
-    assert post(f"{web}api/seats/{token}/sweep", {"distance": 1.0})[0] == 409  # not running
+    status, reply = post(f"{web}api/seats/{token}/sweep", {"distance": 1.0})
+    assert status == 409 and "waits for throw, not a sweep" in reply["error"]  # not running
     assert post(f"{web}api/seats/{token}/throw", {"v": 3.0, "h": 0, "w": 0})[0] == 200
     status, reply = post(f"{web}api/seats/{token}/throw", {"v": 3.0, "h": 0, "w": 0})
     assert status == 409 and "waits for" in reply["error"]  # out of turn: the stone runs
@@ -126,12 +230,9 @@ def test_person__in_the_lobby_plays_the_next_tcp_client(server: Any, tmp_path: P
     assert status == 200 and seat["in_lobby"] and seat["game_id"] is None
     thread, box = slow_bot_game(server.address[1], delay=0.0, key=KEY)  # no :N: the lobby
     token = seat["seat"]
-    while not (state := wait_for(web, token, {"throw", "sweep"}))["over"]:
-        if state["waiting"] == "sweep":
-            assert post(f"{web}api/seats/{token}/sweep", {"distance": 0})[0] == 200
-        else:
-            throw = {"v": 3.0, "h": 0.1, "w": -1.57}
-            assert post(f"{web}api/seats/{token}/throw", throw)[0] == 200
+    while not wait_for(web, token, {"throw"})["over"]:
+        throw = {"v": 1.2, "h": 0.1, "w": -1.57}  # short of mid-sheet: no sweep to wait for
+        assert post(f"{web}api/seats/{token}/throw", throw)[0] == 200
     thread.join(30)
     (start,) = [r for r in records_of(tmp_path) if r["type"] == "game_start"]
     assert start["players"] == ["Ann", "watched"] and start["kinds"] == ["person", "remote"]

@@ -1,8 +1,12 @@
 """Playing on the page in a real browser (Debian's Chromium through ``playwright``): a person plays
 a whole game against level 2 (aims on the house, throws, sweeps once with the held button), and
-the records hold those throws and the sweep; a watcher's page without the key offers no control
-and the seat endpoint refuses it; a seat against the shipped agent shows its view (its top
-shots, its chance to win). Screenshots go to ``test-artifacts/``."""
+the records hold those throws and the sweep; the sweep is offered only while the person's own
+stone is drawn moving on the house (which follows it) between mid-sheet and the hog line, at
+true speed, and its shot goes on from there to the record's position; the throw controls wait
+until the view has drawn every shot (and it catches up when it stopped following); a watcher's
+page without the key offers no control and the seat endpoint refuses it; a seat against the
+shipped agent shows its view (its top shots, its chance to win). Screenshots go to
+``test-artifacts/``."""
 
 from __future__ import annotations
 
@@ -22,6 +26,14 @@ pytest_plugins = ("server_fixtures", "browser_fixtures")  # start_server; browse
 
 KEY = "classkey"
 PLAY = "window.curlingPlay.state()"
+#: Records what the page shows every 20 ms into ``window.samples`` (both states at one moment:
+#: the panel's controls are set in the same frame that draws the sheet).
+SAMPLER = """() => {
+  window.samples = [];
+  setInterval(() => window.samples.push({
+    now: performance.now(), play: window.curlingPlay.state(), view: window.curlingView.state(),
+  }), 20);
+}"""
 
 
 @pytest.fixture
@@ -85,6 +97,93 @@ def test_person__plays_a_whole_game_against_level_2_on_the_page(
     assert 0.8 < mine[0]["sweep"] < 2.5 and all(r["sweep"] == 0 for r in mine[1:])
     (game,) = [r for r in records if r["type"] == "game"]
     assert game["reason"] == "finished" and game["shots"] == 16
+
+
+def test_sweep__offered_only_while_the_persons_stone_is_drawn_moving_on_the_house(
+    server: Any, page: Any, tmp_path: Path
+) -> None:
+    page.goto(f"{server.web_url}?key={KEY}&opponent=1")  # the default speed (4x), follow live
+    page.wait_for_function(f"{PLAY}.panel")
+    page.click("#play-start")
+    page.wait_for_function(f"{PLAY}.throwControls", timeout=60_000)
+    geo = page.evaluate("window.curlingView.current().geo")
+    house = page.locator("#house").bounding_box()
+    page.fill("#play-v", "")
+    page.mouse.click(house["x"] + house["width"] * 0.5, house["y"] + house["height"] * 0.35)
+    page.wait_for_function("document.getElementById('play-v').value !== ''")  # a draw there
+    page.evaluate(SAMPLER)
+    page.click("#play-go")
+    page.wait_for_function(f"{PLAY}.sweepControls", timeout=30_000)
+    shoot(page, "play-sweep.png")
+    page.hover("#play-hold")
+    page.mouse.down()
+    page.wait_for_timeout(600)  # held 0.6 s: about 1.2 m of sweeping
+    page.mouse.up()
+    page.wait_for_function(f"!{PLAY}.sweepControls")
+    page.wait_for_function(f"{PLAY}.throwControls", timeout=60_000)  # the bot threw: our turn
+    samples = page.evaluate("window.samples")
+    mid, hog = geo["midsheet_y"], geo["hog_line_y"]
+    asked = [s for s in samples if s["play"]["sweepControls"]]
+    assert asked, "the sweep was never offered"
+    for s in asked:  # the stone drawn on the house, moving, between mid-sheet and the hog line
+        own = s["view"].get("own")
+        assert own is not None and own["running"] and own["moving"] and own["onHouse"], s
+        assert hog <= own["y"] <= mid, s
+        y0, y1 = s["view"]["houseWindow"]
+        assert y0 <= own["y"] <= y1, s
+    assert asked[0]["view"]["houseWindow"][0] > hog  # the house view slid up with the stone
+    running = [s for s in samples if s["view"].get("own") and s["view"]["own"]["running"]]
+    first, last = running[0], running[-1]
+    assert first["view"]["own"]["y"] > mid and last["view"]["own"]["y"] < mid
+    seconds = (last["now"] - first["now"]) / 1000  # true speed: a second of play a second
+    assert last["view"]["own"]["t"] - first["view"]["own"]["t"] == pytest.approx(seconds, abs=0.25)
+    assert seconds > 4.0  # what the person saw of it before the sweep ended: seconds, not a blink
+    drawn = [s["view"]["own"] for s in samples if s["view"]["own"]]
+    for a, b in zip(drawn, drawn[1:], strict=False):  # never back toward the release
+        assert b["y"] <= a["y"] + 0.02, (a, b)
+    assert drawn[-1]["y"] < hog and not drawn[-1]["running"]  # its record went on from there
+    for s in samples:  # never a throw asked for before the view has drawn every shot
+        if s["play"]["throwControls"]:
+            view = s["view"]
+            assert not view["animating"] and view["shown"] == view["shots"] and not view["own"], s
+    records = records_of(tmp_path)
+    (mine,) = [r for r in records if r["type"] == "shot" and r["thrower"] == 0]
+    assert 0.8 < mine["sweep"] < 2.5
+    k = mine["shot"]  # where its animation ended: the record's position
+    assert [drawn[-1]["x"], drawn[-1]["y"]] == pytest.approx(mine["position"][k], abs=0.02)
+    shown = [s["view"] for s in samples if s["view"]["shown"] == 1 and not s["view"]["animating"]]
+    assert shown and shown[0]["position"] == mine["position"]
+    page.click("#play-resign")
+    page.click("#play-resign")
+    page.wait_for_function(f"{PLAY}.seat.over", timeout=30_000)
+
+
+def test_turn__no_throw_asked_for_while_the_view_still_shows_earlier_throws(
+    server: Any, page: Any
+) -> None:
+    page.goto(f"{server.web_url}?key={KEY}&opponent=1&lang=zh-CN")  # speed 4x, follow live
+    page.wait_for_function(f"{PLAY}.panel")
+    page.click("#play-start")
+    page.wait_for_function(f"{PLAY}.throwControls", timeout=60_000)
+    page.fill("#play-v", "1.2")  # short of mid-sheet: no sweeping, the record comes at once
+    page.uncheck("#follow")  # the person stops following live; its turn brings the view back
+    page.evaluate(SAMPLER)
+    page.click("#play-go")
+    page.wait_for_function("window.curlingView.state().shots === 2", timeout=30_000)  # bot threw
+    page.wait_for_function(f"{PLAY}.throwControls", timeout=60_000)
+    samples = page.evaluate("window.samples")
+    waited = [s for s in samples if s["play"]["seat"]["waiting"] == "throw"]
+    late = [s for s in waited if not s["play"]["throwControls"]]
+    assert late and all("正在播放上一壶" in s["play"]["status"] for s in late)
+    for s in samples:
+        if s["play"]["throwControls"]:
+            view = s["view"]
+            assert not view["animating"] and view["shown"] == view["shots"], s
+    view = page.evaluate("window.curlingView.state()")
+    assert view["shots"] == view["shown"] == 2 and view["follow"]  # it follows live again
+    page.click("#play-resign")
+    page.click("#play-resign")
+    page.wait_for_function(f"{PLAY}.seat.over", timeout=30_000)
 
 
 def test_watcher__without_the_key_gets_no_control_and_the_endpoints_refuse(

@@ -288,14 +288,16 @@ class Match:
         sweep makes a second run (same seed, so the same path up to mid-sheet). How long the
         thrower is waited for is its own sweep rule (``RemotePlayer.sweep_window``): the
         whole ``sweep_window`` on its first MOTIONINFO, then only if it has ever sent a SWEEP;
-        a person on the page gets ``people.PERSON_SWEEP_WINDOW_S``.
+        a person on the page, while the stone runs from mid-sheet to the hog line in real time
+        (``people.RunningStone``, from the path its ``path_stride`` asks for).
         """
         sim = self._physics.simulate
         pos, slot = state.position, state.shot
-        result = sim(pos, slot, throw, seed=seed)
+        result = sim(pos, slot, throw, seed=seed, trajectory_stride=thrower.path_stride)
         if result.mid is None:
             return throw, result
-        distance = await thrower.sweep(result.mid, self.config.sweep_window)
+        path = None if result.trajectory is None else result.trajectory[:, slot]
+        distance = await thrower.sweep(result.mid, self.config.sweep_window, path)
         if distance == 0.0:
             return throw, result
         throw = np.asarray(self._physics.clamp_throw((*throw[:3], distance)), np.float64)

@@ -9,10 +9,13 @@ answer holds the seat's **token**, a secret only that page holds; every later ca
 
 ``PersonPlayer`` is the seat in the match (a ``players.Player``, played as any other seat):
 at its turn it waits for the page's throw (``turn_timeout``; lost turns count and
-forfeit as a client's do); when its stone crosses mid-sheet it waits up to
-``PERSON_SWEEP_WINDOW_S`` for the page's SWEEP (a distance, 0 = none: the page offers a button
-held or a number; none on a server started with ``--sweep-window-ms 0``); after a centre-line
-violation against it, for its choice. The match, its records, its watchers and replays are
+forfeit as a client's do); then its stone runs in real time (``RunningStone``: the seat's state
+carries its path up to the far hog line and the seconds since the throw, so the page draws it
+at true speed in step with the server), and while it runs from mid-sheet to the far hog line
+the seat waits for the page's SWEEP (a distance, 0 = none: the page offers a button held or a
+number; none on a server started with ``--sweep-window-ms 0``); a SWEEP before the stone
+reaches mid-sheet is refused (409) with the seconds still to go. After a centre-line violation
+against it, it waits for its choice. The match, its records, its watchers and replays are
 those of any game.
 
 Bad calls are refused with a one-line reason (``web.desk.SeatRefused``) and the game goes on:
@@ -28,6 +31,7 @@ import math
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -42,11 +46,12 @@ from rllib_curling.server.connection import SeatLost
 from rllib_curling.server.players import BotPlayer, Choice, LeaveHook, LostCheck, Player
 from rllib_curling.server.throttle import KeyThrottle
 from rllib_curling.server.web.desk import SeatRefused
+from rllib_curling.server.web.events import TICK_S
 
 log = logging.getLogger("rllib_curling.server")
 
-#: Seconds a person has to sweep once the stone crosses mid-sheet (the page shows it running).
-PERSON_SWEEP_WINDOW_S = 5.0
+#: Ticks between the points of a person's running stone (``RunningStone.path``): 0.05 s.
+PATH_STRIDE = 5
 #: Calls a second one seat may make (floods are refused with 429, the game goes on).
 MAX_CALLS_PER_S = 20
 #: Seats a finished match keeps answering for (the page reads the result), seconds.
@@ -58,8 +63,50 @@ MAX_NAME = 32
 AgentFactory = Callable[[], Bot]
 
 
+@dataclass(frozen=True)
+class RunningStone:
+    """A person's stone as it runs, drawn by the page in step with the server (``of``).
+
+    | field  | meaning                                                                       |
+    |--------|-------------------------------------------------------------------------------|
+    | path   | (T, 2) x, y of the thrown stone every ``dt`` seconds from the release, up to   |
+    |        | the far hog line (``sheet.FAR_HOG_Y``) and never beyond it (the page must not  |
+    |        | learn where the stone stops), or to its rest when it stops short of the line  |
+    | dt     | seconds between two points                                                    |
+    | opens  | seconds from the release to the first point past mid-sheet                     |
+    |        | (``sheet.MIDSHEET_Y``): the sweep window opens                                |
+    | closes | seconds from the release to the last point: the sweep window closes            |
+    """
+
+    path: np.ndarray
+    dt: float
+    opens: float
+    closes: float
+
+    @classmethod
+    def of(cls, path: np.ndarray, dt: float) -> RunningStone:
+        """From the thrown stone's unswept path ((T, 2) every ``dt`` s from the release)."""
+        path = np.asarray(path, dtype=np.float64)
+        beyond = np.flatnonzero(path[:, 1] < sheet.FAR_HOG_Y)  # also (0, 0): out of play
+        cut = path[: max(1, int(beyond[0]) if len(beyond) else len(path))]
+        past_mid = np.flatnonzero(cut[:, 1] <= sheet.MIDSHEET_Y)
+        last = len(cut) - 1
+        opens = int(past_mid[0]) if len(past_mid) else last
+        return cls(cut, dt, opens * dt, last * dt)
+
+    def as_json(self, elapsed: float) -> dict[str, Any]:
+        """What the page is told, with the seconds ``elapsed`` since the release."""
+        return {
+            "path": np.round(self.path, 3).tolist(), "dt": self.dt,
+            "opens": self.opens, "closes": self.closes, "elapsed": elapsed,
+        }  # fmt: skip
+
+
 class PersonPlayer(Player):
     """A person's seat, played through the page (module docstring)."""
+
+    #: The match gives ``sweep`` the thrown stone's path, a point every this many ticks.
+    path_stride = PATH_STRIDE
 
     def __init__(self, name: str, seat: int, token: str) -> None:
         self._name, self.seat, self.token = name, seat, token
@@ -71,6 +118,9 @@ class PersonPlayer(Player):
         self.waiting: str | None = None
         self.deadline: float | None = None  # loop time
         self.mid: list[float] | None = None  # the running stone at mid-sheet (MOTIONINFO)
+        self.running: RunningStone | None = None  # the stone thrown, while it runs
+        self.thrown_at = 0.0  # loop time of its release
+        self.next_shot = (0, 0)  # (index of the shot in the game, its stone) at the turn
         self._answer: asyncio.Future[Any] | None = None
         self._calls: list[float] = []
         #: Called when the person resigns (the match ends the game as for a client that left).
@@ -104,6 +154,7 @@ class PersonPlayer(Player):
     async def choose(self, state: GameState, *, timeout: float, rng: np.random.Generator) -> Choice:
         """Wait up to ``timeout`` seconds for the page's throw ``(v, h, w)``; else the turn is
         lost (``throw`` None)."""
+        self.next_shot = (sheet.STONES_PER_END * state.end + state.shot, state.shot)
         throw = await self._wait("throw", timeout)
         if self.resigned:
             raise SeatLost(self.seat)
@@ -114,16 +165,23 @@ class PersonPlayer(Player):
         self.missed_turns = 0
         return Choice(state, throw)
 
-    async def sweep(self, mid: np.ndarray, window: float) -> float:
-        """Wait up to ``PERSON_SWEEP_WINDOW_S`` for the page's SWEEP distance (0 = none); a
-        server that waits for no SWEEP (``sweep_window`` 0) offers none."""
-        if window <= 0:
+    async def sweep(self, mid: np.ndarray, window: float, path: np.ndarray | None = None) -> float:
+        """The page's SWEEP distance (0 = none), waited for in real time while the stone runs
+        from mid-sheet to the far hog line (``RunningStone``; ``path``: its unswept path, a
+        point every ``path_stride`` ticks); a server that waits for no SWEEP (``sweep_window``
+        0) offers none."""
+        if window <= 0 or path is None:
             return 0.0
+        run = RunningStone.of(path, self.path_stride * TICK_S)
+        self.running, self.thrown_at = run, asyncio.get_running_loop().time()
         self.mid = [float(v) for v in mid[:5]]
         try:
-            distance = await self._wait("sweep", PERSON_SWEEP_WINDOW_S)
+            await self._wait(None, run.opens)  # to mid-sheet: nothing to answer yet
+            if self.closed:
+                return 0.0
+            distance = await self._wait("sweep", run.closes - run.opens)
         finally:
-            self.mid = None
+            self.mid = self.running = None
         return float(distance or 0.0)
 
     async def centerline_choice(self, transition: Transition, timeout: float) -> str:
@@ -147,10 +205,14 @@ class PersonPlayer(Player):
 
     def answer(self, what: str, value: Any) -> None:
         """The page's answer to what the seat waits for; ``SeatRefused`` (409) otherwise."""
+        to_go = self.running.opens - self.elapsed() if self.running is not None else 0.0
+        if what == "sweep" and self.waiting is None and to_go > 0:
+            raise SeatRefused(409, f"the stone reaches mid-sheet in {to_go:.1f} s: sweep then")
         if self.waiting != what or self._answer is None or self._answer.done():
             now = self.waiting or "nothing (not this seat's turn)"
             raise SeatRefused(409, f"this seat waits for {now}, not a {what}")
         self._answer.set_result(value)
+        self.waiting = self.deadline = None  # taken: the reply says so
 
     def count_call(self, now: float) -> None:
         """Refuse (429) more than ``MAX_CALLS_PER_S`` calls in the last second."""
@@ -159,15 +221,29 @@ class PersonPlayer(Player):
             raise SeatRefused(429, f"more than {MAX_CALLS_PER_S} calls a second on this seat")
         self._calls.append(now)
 
+    def elapsed(self) -> float:
+        """Seconds since the running stone's release (loop time)."""
+        return asyncio.get_running_loop().time() - self.thrown_at
+
+    def running_state(self) -> dict[str, Any] | None:
+        """The running stone for the page (``RunningStone.as_json``, with the shot's index in
+        the game and its stone), or None."""
+        if self.running is None:
+            return None
+        index, stone = self.next_shot
+        return {"index": index, "stone": stone, **self.running.as_json(self.elapsed())}
+
     # -- internals -----------------------------------------------------------------------------
 
-    async def _wait(self, what: str, timeout: float | None) -> Any:
+    async def _wait(self, what: str | None, timeout: float | None) -> Any:
+        """Wait up to ``timeout`` seconds for the page's ``what`` (None: nothing it may answer,
+        a pause that resigning ends)."""
         loop = asyncio.get_running_loop()
         if self.resigned:
             return None
         self._answer = loop.create_future()
         self.waiting = what
-        self.deadline = None if timeout is None else loop.time() + timeout
+        self.deadline = None if timeout is None or what is None else loop.time() + timeout
         try:
             return await asyncio.wait_for(asyncio.shield(self._answer), timeout)
         except (TimeoutError, asyncio.CancelledError) as exc:
@@ -247,14 +323,18 @@ class PeopleDesk:
         return {"seat": token, **self.state(token)}
 
     def state(self, token: str) -> dict[str, Any]:
-        """The seat: its game, seat number, what it waits for and the seconds left."""
+        """The seat: its game, seat number, what it waits for and the seconds left, the index
+        in the game of the shot it throws at its turn (``shot_index``: the page waits until it
+        has shown every shot before it), and its stone while it runs (``running_state``)."""
         person = self._person(token)
         loop_time = asyncio.get_running_loop().time()
         left = None if person.deadline is None else max(0.0, person.deadline - loop_time)
         return {
             "name": person.name, "game_id": person.game_id, "player": person.seat,
             "waiting": person.waiting, "seconds_left": left, "mid": person.mid,
-            "over": person.match_over, "in_lobby": person.game_id is None and not person.closed,
+            "shot_index": person.next_shot[0], "running": person.running_state(),
+            "over": person.match_over,
+            "in_lobby": person.game_id is None and not person.closed,
         }  # fmt: skip
 
     def act(self, token: str, action: str, body: dict[str, Any]) -> dict[str, Any]:

@@ -7,9 +7,11 @@ third, a person on the page, is ``server.people``'s ``PersonPlayer``. The match
 - ``choose(state, timeout=, rng=) -> Choice``: remote: GO, then BESTSHOT within ``timeout``
   (debug mode: no limit, RESET* meanwhile); person: the page's throw within ``timeout``;
   bot: ``bot.choose`` with ``rng`` (the search bots, levels 5-8, in a worker thread).
-- ``sweep(mid, window)``: remote: MOTIONINFO, then SWEEP within the window, which is offered
-  by the sweep rule (``RemotePlayer.sweep_window``; no window: MOTIONINFO alone); person: the
-  page's SWEEP; bot: none (its throw carries the sweep).
+- ``sweep(mid, window, path)``: remote: MOTIONINFO, then SWEEP within the window, which is
+  offered by the sweep rule (``RemotePlayer.sweep_window``; no window: MOTIONINFO alone);
+  person: the page's SWEEP while the stone runs from mid-sheet to the hog line in real time
+  (``path``: the stone's path, given to a seat whose ``path_stride`` asks for it); bot: none
+  (its throw carries the sweep).
 - ``start_game(game_id)``: the game about to start (a person's page watches it).
 - ``centerline_choice(t)``: remote: CENTERLINE_VIOLATION, then the choice (KEEP on timeout);
   person: the page's choice; bot: ``bot.centerline_choice``.
@@ -77,6 +79,9 @@ class Player(abc.ABC):
     seat: int
     #: Turns lost in a row (no throw in time); the match forfeits the game at a limit.
     missed_turns: int = 0
+    #: ``sweep`` gets the thrown stone's path, a point every this many 0.01 s ticks (0: none;
+    #: only a person's page draws the stone running, and a path costs a trajectory).
+    path_stride: int = 0
 
     @property
     @abc.abstractmethod
@@ -127,10 +132,12 @@ class Player(abc.ABC):
         """This seat's throw from ``state``: waited for up to ``timeout`` seconds (the turn
         timeout), or drawn with ``rng`` (bots)."""
 
-    async def sweep(self, mid: np.ndarray, window: float) -> float:
+    async def sweep(self, mid: np.ndarray, window: float, path: np.ndarray | None = None) -> float:
         """The SWEEP distance for this seat's stone, running at mid-sheet (``mid``: x, y, vx,
-        vy, w as MOTIONINFO has them); ``window``: the server's sweep window (0: none).
-        0.0 = no sweeping (the default: a bot's throw carries its sweep)."""
+        vy, w as MOTIONINFO has them); ``window``: the server's sweep window (0: none);
+        ``path``: (T, 2) the stone's unswept x, y every ``path_stride`` ticks from the release
+        (None when ``path_stride`` is 0). 0.0 = no sweeping (the default: a bot's throw carries
+        its sweep)."""
         return 0.0
 
     @abc.abstractmethod
@@ -260,7 +267,7 @@ class RemotePlayer(Player):
         """
         return window if self.sweeps or not self._offered_window else 0.0
 
-    async def sweep(self, mid: np.ndarray, window: float) -> float:
+    async def sweep(self, mid: np.ndarray, window: float, path: np.ndarray | None = None) -> float:
         """Send MOTIONINFO; the SWEEP distance received within ``sweep_window(window)``
         seconds, else 0. Without one, SWEEP stays accepted until the next turn: a late one is
         not applied (the shot is played) but earns the connection the window from then on.

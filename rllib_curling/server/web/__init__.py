@@ -23,8 +23,9 @@ In English or Chinese: the browser's language, or ``?lang=zh-CN`` / ``?lang=en``
 
 The page reads games, and a slow or stalled browser never slows one (``hub``). With the server's
 ``Desk`` it also seats people: a seat is taken with the server's connection key and played with
-its secret token, so a watcher without them never throws. It binds where the server binds
-(127.0.0.1 by default).
+its secret token, so a watcher without them never throws; the person's stone is drawn running
+in real time (the seat reports it), and the page offers a sweep only while it shows that stone
+between mid-sheet and the hog line. It binds where the server binds (127.0.0.1 by default).
 """
 
 from __future__ import annotations

@@ -7,9 +7,13 @@ server's desk; the page is handed one and never imports the game loop).
 |                                        |                    | the longest sweep (``sweep_max``)|
 | ``POST /api/play``                     | ``open(peer, …)``  | a new seat: ``{"seat": token, …}``|
 | ``GET /api/seats/<token>``             | ``state(token)``   | the seat: its game, what it waits|
-|                                        |                    | for, the seconds left             |
+|                                        |                    | for, the seconds left, its stone  |
+|                                        |                    | while it runs (path to the hog    |
+|                                        |                    | line, seconds since the throw)    |
 | ``POST /api/seats/<token>/throw``      | ``act(…)``         | ``{"v", "h", "w"}``              |
-| ``POST /api/seats/<token>/sweep``      | ``act(…)``         | ``{"distance"}`` (metres, 0 = no)|
+| ``POST /api/seats/<token>/sweep``      | ``act(…)``         | ``{"distance"}`` (metres, 0 = no;|
+|                                        |                    | while the stone runs from mid-   |
+|                                        |                    | sheet to the hog line)           |
 | ``POST /api/seats/<token>/centerline`` | ``act(…)``         | ``{"choice"}``                   |
 | ``POST /api/seats/<token>/resign``     | ``act(…)``         | ``{}``                           |
 

@@ -1,5 +1,8 @@
 // The page: the list of games (GET /api/events), one game's events (GET /api/games/<id> for
 // what happened so far, then /api/games/<id>/events for what comes), playback and drawing.
+// A person's stone while it runs (play.js hands it over: curlingView.run) is drawn at true
+// speed whatever the playback speed, the house view sliding with it; when its shot's record
+// comes, the shot's animation goes on from where the stone is drawn, at the playback speed.
 // window.curlingView.state() tells what is on the page (the browser tests read it).
 "use strict";
 
@@ -12,6 +15,7 @@
     game: null, gameId: null, isLocal: false, source: null,
     shown: 0, anim: null, playing: false, follow: true, speed: 4, wait: 0,
     drawn: [], views: null, fetching: false, overlays: [],
+    run: null, own: null, // a person's running stone (run), and how it was last drawn (own)
   };
 
   async function getJSON(url, options) {
@@ -114,6 +118,7 @@
     S.gameId = id;
     S.isLocal = local;
     S.anim = null;
+    S.run = null;
     S.shown = 0;
     renderList();
     if (local) {
@@ -190,7 +195,8 @@
   function startAnim(index) {
     if (!S.game || index >= S.game.shots.length) return;
     const shot = S.game.shots[index];
-    S.anim = { index, shot, start: null, frames: shot.frames || shot._frames || null };
+    S.anim = { index, shot, start: null, frames: shot.frames || shot._frames || null, offset: 0 };
+    if (runHere() && S.run.index === index) { S.anim.run = S.run; S.run = null; } // it goes on
     if (!S.anim.frames && !shot._noFrames && shot.throw && (shot.shot_seed != null || shot.seed != null)) {
       const anim = S.anim;
       getJSON("/api/trajectory", { method: "POST", body: JSON.stringify(shot) })
@@ -202,10 +208,23 @@
     }
   }
 
+  // A shot's length in seconds of the game (its animation takes that over the speed).
   function duration(anim) {
     const f = anim.frames;
     const moves = anim.shot.throw || anim.shot.seen === "positions";
-    return f ? ((f.xy.length - 1) * f.dt) / S.speed : (moves ? 6 / S.speed : 0.3);
+    return f ? (f.xy.length - 1) * f.dt : (moves ? 6 : 0.3 * S.speed);
+  }
+
+  // The seconds of the shot an animation shows at ``now``: a person's own shot goes on from
+  // where its running stone was drawn (offset), then at the playback speed.
+  function animTime(anim, now) {
+    return anim.start == null ? anim.offset : anim.offset + ((now - anim.start) / 1000) * S.speed;
+  }
+
+  // The person's running stone applies to what is shown: its game, just before its shot.
+  function runHere() {
+    const r = S.run;
+    return r != null && S.game != null && r.gameId === S.game.id && S.shown === r.index;
   }
 
   function tick(now) {
@@ -218,10 +237,14 @@
 
   function advance(now) {
     const shots = S.game.shots.length;
+    if (!S.anim && runHere() && shots > S.shown) startAnim(S.shown); // its record came
     if (S.anim) {
       if (!S.anim.ready) return;
-      if (S.anim.start == null) S.anim.start = now;
-      if ((now - S.anim.start) / 1000 >= duration(S.anim)) {
+      if (S.anim.start == null) {
+        S.anim.start = now;
+        if (S.anim.run) S.anim.offset = Math.min(duration(S.anim), (now - S.anim.run.start) / 1000);
+      }
+      if (animTime(S.anim, now) >= duration(S.anim)) {
         S.shown = S.anim.index + 1;
         S.anim = null;
         S.wait = now + 500 / Math.sqrt(S.speed);
@@ -244,7 +267,7 @@
   function animPositions(anim, now) {
     const shot = anim.shot;
     const pos = shot.before.map((p) => [...p]);
-    const time = anim.start == null ? 0 : ((now - anim.start) / 1000) * S.speed;
+    const time = animTime(anim, now);
     const f = anim.frames;
     if (f) {
       const j = Math.min(time / f.dt, f.xy.length - 1);
@@ -278,21 +301,54 @@
     return d > 0 && y <= S.geo.midsheet_y && y >= until ? { stone: shot.shot } : null;
   }
 
+  // The running stone at ``now`` (true speed; it waits at the path's end for its record).
+  function runPoint(run, now) {
+    const t = (now - run.start) / 1000;
+    const j = Math.max(0, Math.min(t / run.dt, run.path.length - 1));
+    const a = run.path[Math.floor(j)], b = run.path[Math.ceil(j)], u = j - Math.floor(j);
+    return { t, x: a[0] + (b[0] - a[0]) * u, y: a[1] + (b[1] - a[1]) * u };
+  }
+
+  // Where to draw: an animation, the position shown with a person's stone running, or the
+  // position shown. ``own``: the person's stone as drawn ({k, t, x, y}), else null.
+  function scene(now) {
+    if (S.anim && S.anim.ready) {
+      const pos = animPositions(S.anim, now), k = S.anim.shot.shot;
+      const own = S.anim.run ? { k, t: animTime(S.anim, now), x: pos[k][0], y: pos[k][1] } : null;
+      const opts = { moving: k, sweep: sweeping(S.anim.shot, pos) };
+      return { pos, first: CurlingGame.firstSeatOf(S.anim.shot), opts, own };
+    }
+    const st = CurlingGame.stateAt(S.game, S.shown);
+    const run = S.anim ? S.anim.run : runHere() ? S.run : null; // (an animation not ready yet)
+    if (!run) return { pos: st.position, first: st.stoneFirstSeat, opts: {}, own: null };
+    const k = run.stone;
+    const pos = st.shot === 0 ? CurlingGame.emptyPosition() : st.position.map((p) => [...p]);
+    const { t, x, y } = runPoint(run, now);
+    pos[k] = [x, y];
+    const first = k % 2 === 0 ? run.seat : 1 - run.seat;
+    return { pos, first, opts: { moving: k }, own: { k, t, x, y, run } };
+  }
+
   function draw(now) {
     const ctxH = $("house").getContext("2d"), ctxS = $("sheet").getContext("2d");
+    if (!S.game) {
+      CurlingSheet.follow(S.views.house, S.geo, null);
+      CurlingSheet.drawSheet(ctxH, S.views.house, S.geo);
+      CurlingSheet.drawSheet(ctxS, S.views.sheet, S.geo);
+      S.drawn = []; S.own = null;
+      return;
+    }
+    const { pos, first, opts, own } = scene(now);
+    CurlingSheet.follow(S.views.house, S.geo, own ? own.y : null); // the house follows it
     CurlingSheet.drawSheet(ctxH, S.views.house, S.geo);
     CurlingSheet.drawSheet(ctxS, S.views.sheet, S.geo);
-    if (!S.game) { S.drawn = []; return; }
-    let pos, first, opts = {};
-    if (S.anim && S.anim.ready) {
-      pos = animPositions(S.anim, now);
-      first = CurlingGame.firstSeatOf(S.anim.shot);
-      opts = { moving: S.anim.shot.shot, sweep: sweeping(S.anim.shot, pos) };
-    } else {
-      const st = CurlingGame.stateAt(S.game, S.shown);
-      pos = st.position;
-      first = st.stoneFirstSeat;
+    if (own) {
+      const last = S.own;
+      own.moving = last != null && last.k === own.k && (last.x !== own.x || last.y !== own.y);
+      const [px, py] = S.views.house.px(own.x, own.y);
+      own.onHouse = px >= 0 && px <= $("house").width && py >= 0 && py <= $("house").height;
     }
+    S.own = own;
     S.drawn = CurlingSheet.drawStones(ctxH, S.views.house, S.geo, pos, first, opts);
     CurlingSheet.drawStones(ctxS, S.views.sheet, S.geo, pos, first, opts);
     for (const overlay of S.overlays) overlay({ ctxH, ctxS, views: S.views, geo: S.geo, position: pos });
@@ -422,13 +478,22 @@
         stones: S.drawn.map((d) => ({ ...d })), status: $("status").textContent,
         scoreboard: $("scoreboard").innerText, games: S.list.map((g) => g.id),
         local: S.local.map((m) => m.id), fontNote: !$("font-note").hidden,
+        own: S.own && { k: S.own.k, t: S.own.t, x: S.own.x, y: S.own.y, moving: S.own.moving,
+          onHouse: S.own.onHouse, running: S.own.run != null },
+        houseWindow: S.views ? [S.views.house.y0, S.views.house.y0 + S.views.house.length] : null,
+        speed: S.speed,
       };
     },
     select,
     // For play.js: drawings over the sheet, and what is shown.
     addOverlay(fn) { S.overlays.push(fn); },
-    current() { return { game: S.game, shown: S.shown, anim: S.anim, geo: S.geo, views: S.views, follow: S.follow }; },
+    current() {
+      return { game: S.game, shown: S.shown, anim: S.anim, geo: S.geo, views: S.views, follow: S.follow, own: S.own };
+    },
     follow() { S.follow = true; $("follow").checked = true; },
+    // A person's stone running ({gameId, index, stone, seat, path, dt, start: performance.now()
+    // at its release}), drawn while the view shows the position just before its shot.
+    run(r) { S.run = r; },
   };
 
   main().catch((err) => { $("status").textContent = t("status.broken", { error: err.message }); });

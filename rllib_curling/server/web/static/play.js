@@ -5,8 +5,13 @@
 // the next AI that connects over TCP without a level) and keeps its secret token for this tab
 // (sessionStorage), polls the seat (GET /api/seats/<token>) and answers what it waits for:
 // a throw (aim by clicking or dragging on the house: a draw there, through GET /api/aim; the
-// numbers v, h, w stay editable; the dashed path is the throw without noise), a sweep once the
-// stone is past mid-sheet (a distance, or a button held: 2 m a second), a centre-line choice.
+// numbers v, h, w stay editable; the dashed path is the throw without noise), a sweep, a
+// centre-line choice. The thrown stone runs in real time: the seat reports its path up to the
+// hog line and the seconds since the throw, and the view draws it at true speed on the house,
+// which follows it (curlingView.run); the sweep controls (a distance, or a button held: 2 m a
+// second) show only while that stone is drawn moving between mid-sheet and the hog line. No
+// control asks to act on a position the view has not drawn: while it still shows earlier
+// throws, the panel says so, and the view catches up (follow live).
 //
 // The agent's view: shots whose record explains them (an agent seat, curling play --explain)
 // show the agent's most likely shots as dashed paths with their probability, rings where the
@@ -28,11 +33,16 @@
   const key = params.get("key");
   const SPIN = Math.PI / 2; // the templates' spin (aiming.templates.TEMPLATE_SPIN)
   const HOLD_RATE = 2.0; // metres of sweeping a second while the button is held
+  // The sweep controls go this long before the stone reaches the hog line, where the server's
+  // window closes: time for a click to get there.
+  const SWEEP_MARGIN_S = 0.2;
   const AGENT_COLOURS = ["#a31d2f", "#9a7b00"]; // the teams' colours, darker: paths on ice
   const P = {
     token: sessionStorage.getItem("curlingSeat"), seat: null, error: "",
     aim: null, preview: null, previewKey: "", curl: 1, hold: null, sweepMax: 0, // from /api/play
     paths: new Map(), agentDrawn: { top: 0, judged: 0 }, wins: [],
+    run: null, swept: null, // the stone running (curlingView.run), the run already swept
+    caughtUp: null, // the turn for which the view was sent to follow live
   };
 
   async function api(url, body) {
@@ -95,6 +105,7 @@
     if (!P.token) return;
     try {
       P.seat = await api(`/api/seats/${encodeURIComponent(P.token)}`);
+      syncRun(P.seat, performance.now());
       showError(null);
     } catch (err) {
       if (/no such seat/.test(err.message)) {
@@ -105,7 +116,22 @@
       }
     }
     renderSeat();
-    if (P.token) setTimeout(poll, P.seat && P.seat.waiting ? 150 : 300);
+    if (P.token) setTimeout(poll, P.seat && (P.seat.waiting || P.seat.running) ? 150 : 300);
+  }
+
+  // The seat's running stone to the view, its release put on this page's clock: the server
+  // measured ``elapsed`` between the request and the answer, so ``received - elapsed`` is never
+  // before the release; the earliest such value of the polls is the closest.
+  function syncRun(seat, received) {
+    const r = seat && seat.running;
+    if (!r) return;
+    const start = received - r.elapsed * 1000;
+    if (P.run && P.run.gameId === seat.game_id && P.run.index === r.index) {
+      P.run.start = Math.min(P.run.start, start);
+      return;
+    }
+    P.run = { ...r, gameId: seat.game_id, seat: seat.player, start };
+    curlingView.run(P.run);
   }
 
   // -- the seat's controls ---------------------------------------------------------------------
@@ -114,7 +140,7 @@
     const house = $("house");
     let dragging = false;
     const aimAt = (e) => {
-      if (!waiting("throw")) return;
+      if (!throwing()) return;
       const { views } = curlingView.current();
       const rect = house.getBoundingClientRect();
       const a = ((e.clientX - rect.left) * house.width) / rect.width;
@@ -140,15 +166,8 @@
     $("play-no-sweep").onclick = () => act("sweep", { distance: 0 });
     const hold = $("play-hold");
     hold.addEventListener("pointerdown", () => { P.hold = performance.now(); });
-    const release = () => {
-      if (P.hold == null) return;
-      const distance = Math.min(P.sweepMax, ((performance.now() - P.hold) / 1000) * HOLD_RATE);
-      P.hold = null;
-      $("play-distance").value = distance.toFixed(1);
-      act("sweep", { distance });
-    };
-    hold.addEventListener("pointerup", release);
-    hold.addEventListener("pointerleave", release);
+    hold.addEventListener("pointerup", releaseHold);
+    hold.addEventListener("pointerleave", releaseHold);
     $("play-keep").onclick = () => act("centerline", { choice: "KEEP" });
     $("play-reset").onclick = () => act("centerline", { choice: "RESET" });
     $("play-resign").onclick = () => { // two clicks: a resignation loses the game
@@ -162,8 +181,22 @@
     };
   }
 
+  // The held sweep button let go (or its controls gone): sweep as long as it was held.
+  function releaseHold() {
+    if (P.hold == null) return;
+    const distance = Math.min(P.sweepMax, ((performance.now() - P.hold) / 1000) * HOLD_RATE);
+    P.hold = null;
+    $("play-distance").value = distance.toFixed(1);
+    act("sweep", { distance });
+  }
+
   function waiting(what) {
     return P.seat != null && P.seat.waiting === what;
+  }
+
+  // The throw controls are shown: the seat waits for a throw and the view has caught up.
+  function throwing() {
+    return !$("play-throw").hidden;
   }
 
   async function aim() {
@@ -184,34 +217,77 @@
     try {
       P.seat = await api(`/api/seats/${encodeURIComponent(P.token)}/${action}`, body);
       if (action === "throw") P.preview = null;
+      if (action === "sweep") P.swept = P.run; // once a stone
       renderSeat();
     } catch (err) {
       showError(err);
     }
   }
 
+  // Whether the seat waits for a throw or a choice that the view cannot be asked for yet: it
+  // has not drawn every shot of the game (an animation runs, or shots are still to show).
+  function behind(seat, view) {
+    if (seat.waiting !== "throw" && seat.waiting !== "centerline") return false;
+    const game = view.game;
+    if (!game || game.id !== seat.game_id) return true;
+    const shots = game.shots.length;
+    const unseen = seat.waiting === "throw" && shots < seat.shot_index; // its events to come
+    return view.anim != null || view.shown < shots || unseen;
+  }
+
+  // The seconds left to sweep, while the seat waits for a sweep and the view draws the
+  // person's own stone moving on the house between mid-sheet and the hog line; else null.
+  function sweepLeft(view) {
+    const own = view.own;
+    if (!waiting("sweep") || !own || !own.run || P.swept === own.run) return null;
+    const left = own.run.closes - SWEEP_MARGIN_S - own.t;
+    const onLines = own.y <= view.geo.midsheet_y && own.y >= view.geo.hog_line_y;
+    return own.moving && own.onHouse && onLines && own.t >= own.run.opens && left > 0 ? left : null;
+  }
+
+  function show(id, shown) {
+    if ($(id).hidden === shown) $(id).hidden = !shown;
+  }
+
+  function setText(id, text) {
+    if ($(id).textContent !== text) $(id).textContent = text;
+  }
+
+  // The seat's panel, after every poll and every frame the view draws (what it may offer
+  // depends on what is drawn).
   function renderSeat() {
     const seat = P.seat;
-    $("play-new").hidden = seat != null && !seat.over;
-    $("play-seat").hidden = seat == null;
+    show("play-new", seat == null || seat.over);
+    show("play-seat", seat != null);
     if (!seat) return;
-    const { game } = curlingView.current();
+    const view = curlingView.current();
+    const { game } = view;
     if (seat.game_id && (!game || game.id !== seat.game_id)) curlingView.select(seat.game_id);
+    const late = behind(seat, view);
+    const turn = `${seat.game_id} ${seat.shot_index} ${seat.waiting}`;
+    let following = view.follow;
+    if (late && !following && P.caughtUp !== turn) { // the person's turn: the view catches up
+      curlingView.follow(); // (once: a person may then step back through the game)
+      P.caughtUp = turn;
+      following = true;
+    }
+    const sweep = sweepLeft(view);
+    if (sweep == null && P.hold != null) releaseHold(); // the stone reached the hog line
     const seconds = seat.seconds_left == null ? null : Math.ceil(seat.seconds_left);
     const left = seconds == null ? "" : t("seat.left", { seconds });
-    const text = seat.over ? overText(seat, game) : seat.in_lobby ? t("seat.lobby") : {
-      throw: t("seat.throw", { left }),
-      sweep: t("seat.sweep"),
-      centerline: t("seat.centerline"),
-    }[seat.waiting] || t("seat.other");
-    $("play-status").textContent = t("seat.status", { name: seat.name, seat: seat.player + 1, text });
-    $("play-throw").hidden = !waiting("throw");
-    $("play-sweep").hidden = !waiting("sweep");
-    $("play-centerline").hidden = !waiting("centerline");
-    $("play-resign").hidden = seat.over;
-    $("play-resign").textContent = P.resignAsked ? t("play.resignSure") : t("play.resign");
-    $("play-left").textContent = waiting("sweep") ? left : "";
-    if (waiting("throw")) updatePreview();
+    const running = view.own != null && !seat.waiting; // its own stone drawn moving
+    const text = seat.over ? overText(seat, game) : seat.in_lobby ? t("seat.lobby")
+      : late ? t(following ? "seat.catchingUp" : "seat.stepped") : sweep != null ? t("seat.sweep")
+      : waiting("throw") ? t("seat.throw", { left }) : waiting("centerline") ? t("seat.centerline")
+      : running || waiting("sweep") ? t("seat.running") : t("seat.other");
+    setText("play-status", t("seat.status", { name: seat.name, seat: seat.player + 1, text }));
+    show("play-throw", waiting("throw") && !late);
+    show("play-sweep", sweep != null);
+    show("play-centerline", waiting("centerline") && !late);
+    show("play-resign", !seat.over);
+    setText("play-resign", P.resignAsked ? t("play.resignSure") : t("play.resign"));
+    setText("play-left", sweep != null ? t("seat.left", { seconds: Math.ceil(sweep) }) : "");
+    if (waiting("throw") && !late) updatePreview();
   }
 
   // The end of the seat's game in words: the result from the person's side, and why it ended.
@@ -275,12 +351,13 @@
   }
 
   function overlay({ ctxH, views, geo }) {
+    if (P.seat) renderSeat(); // the controls follow what was just drawn
     P.aimDrawn = null;
-    if (P.preview && waiting("throw")) {
+    if (P.preview && throwing()) {
       const label = t("canvas.yourThrow");
       CurlingSheet.path(ctxH, views.house, P.preview, "#1f6fd1", { dash: [6, 4], label });
     }
-    if (P.aim && waiting("throw")) aimMarker(ctxH, views.house, geo, P.aim); // where you clicked
+    if (P.aim && throwing()) aimMarker(ctxH, views.house, geo, P.aim); // where you clicked
     const shot = explainedShot();
     P.agentDrawn = { top: 0, judged: 0 };
     if (!shot) return;
@@ -351,6 +428,7 @@
       return {
         panel: !$("play-box").hidden, seat: P.seat, error: P.error,
         throwControls: !$("play-throw").hidden, sweepControls: !$("play-sweep").hidden,
+        centerlineControls: !$("play-centerline").hidden, status: $("play-status").textContent,
         preview: P.preview ? P.preview.length : 0, aim: P.aimDrawn,
         agent: { shown: !$("agent-box").hidden, ...P.agentDrawn, wins: P.wins.length,
           labels: P.agentLabels || [] },

@@ -7,18 +7,29 @@ const CurlingSheet = (() => {
   const TEAM_COLOURS = ["#d7263d", "#f2c500"]; // Player1 red, Player2 yellow
   const RING_COLOURS = ["#ffffff", "#d7263d", "#ffffff", "#1f6fd1"]; // inner to outer
 
-  // A view maps metres to canvas pixels. "house": the far end, thrower at the bottom.
-  // "sheet": the whole length, thrower on the left, the house on the right.
+  // A view maps metres to canvas pixels. "house": the far end, thrower at the bottom; it shows
+  // y from v.y0 to v.y0 + v.length, from v.home = 1.4 unless it follows a running stone
+  // (follow). "sheet": the whole length, thrower on the left, the house on the right.
   function view(kind, geo, canvas) {
     if (kind === "house") {
-      const y0 = 1.4, y1 = geo.hog_line_y + 1.0;
+      const home = 1.4, length = geo.hog_line_y + 1.0 - home;
       const s = canvas.width / geo.width;
-      canvas.height = Math.round((y1 - y0) * s);
-      return { kind, s, y0, y1, px: (x, y) => [x * s, (y - y0) * s], metres: (a, b) => [a / s, b / s + y0] };
+      canvas.height = Math.round(length * s);
+      const v = { kind, s, home, y0: home, length };
+      v.px = (x, y) => [x * s, (y - v.y0) * s];
+      v.metres = (a, b) => [a / s, b / s + v.y0];
+      return v;
     }
     const s = canvas.width / geo.length;
     canvas.height = Math.round(geo.width * s);
     return { kind, s, px: (x, y) => [(geo.length - y) * s, x * s], metres: (a, b) => [b / s, geo.length - a / s] };
+  }
+
+  // Make the house view follow a stone at y (null: back home): a window of the sheet that
+  // slides with it, the stone near the bottom, and settles on the house as it reaches the hog
+  // line.
+  function follow(v, geo, y) {
+    v.y0 = y == null ? v.home : Math.max(v.home, y - (geo.hog_line_y - v.home));
   }
 
   // A path through points ([x, y] metres), dashed or not; a label at its end.
@@ -135,10 +146,9 @@ const CurlingSheet = (() => {
       line(ctx, v, 0, m(geo.hog_line_y), W, m(geo.hog_line_y), "#b3261e", lw * 2.5);
     }
     line(ctx, v, cx, 0, cx, L, "#55606b", lw);
-    if (v.kind === "sheet") {
-      line(ctx, v, 0, geo.midsheet_y, W, geo.midsheet_y, "#7a8896", lw, [4, 4]);
-      circle(ctx, v, geo.release[0], geo.release[1], 0.06, "#55606b", null);
-    }
+    // Mid-sheet (sweeping starts) and the release: on the house view when it follows a stone.
+    line(ctx, v, 0, geo.midsheet_y, W, geo.midsheet_y, "#7a8896", Math.max(lw, 1.5), [4, 4]);
+    circle(ctx, v, geo.release[0], geo.release[1], 0.06, "#55606b", null);
   }
 
   // Stones: positions (16 x [x, y]); (0, 0) = not in play. Returns what was drawn.
@@ -172,5 +182,5 @@ const CurlingSheet = (() => {
     line(ctx, v, x - r * 1.3, y - r * 2.4, x + r * 1.3, y - r * 2.4, "#2b7a3d", lw);
   }
 
-  return { view, drawSheet, drawStones, path, mark, line, labels, TEAM_COLOURS };
+  return { view, follow, drawSheet, drawStones, path, mark, line, labels, TEAM_COLOURS };
 })();
