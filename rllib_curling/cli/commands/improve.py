@@ -67,9 +67,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "player considers, each stone as a target); default: AGENT's own",
     )  # fmt: skip
     p.add_argument(
-        "--labels", choices=("search", "screen"), default="screen",
-        help="with shots, how far the teacher looks (screen: every legal shot thrown once, "
-        "about 5 times the positions an hour; search: its whole search)",
+        "--labels", choices=("search", "screen"), default=None,
+        help="with shots, how far the teacher looks (screen, the default: every legal shot "
+        "thrown once, about 5 times the positions an hour; search: its whole search)",
     )  # fmt: skip
     p.add_argument(
         "--gate-games", type=non_negative_int, default=GATE_GAMES,
@@ -96,12 +96,13 @@ def run(args: argparse.Namespace) -> int:
         if action not in ACTIONS:
             raise UsageError(f"{args.agent} plays {own!r} actions; give --action "
                              f"({' or '.join(ACTIONS)}) for the new network")  # fmt: skip
+        labels = args.labels or ("screen" if action == "shots" else "search")
         config = DatasetConfig(
             teacher=args.agent, opponents=args.opponents, games=args.games,
-            ends=args.ends, seed=args.seed, action=action, labels=args.labels,
+            ends=args.ends, seed=args.seed, action=action, labels=labels,
         )  # fmt: skip
         # loads it now: a bad agent fails in one line
-        make_teacher = make_teacher_of(args.agent, action, args.labels)
+        make_teacher = make_teacher_of(args.agent, action, labels)
     except (ConfigError, ValueError, FileNotFoundError) as exc:
         raise UsageError(str(exc)) from None
     import ray
@@ -201,7 +202,7 @@ def _card(
     start_from: str | None,
 ) -> str:  # fmt: skip
     learner = "CurlingShotLearner" if action == "shots" else "CurlingBCLearner"
-    labels = f" --action shots --labels {args.labels}" if action == "shots" else ""
+    labels = f" --action shots --labels {args.labels or 'screen'}" if action == "shots" else ""
     origin = "from its weights" if start_from else "a new network"
     return (
         "# An agent made by `curling improve`\n\n"
