@@ -111,6 +111,7 @@
       "seat.left": " ({seconds} s left)",
       "seat.lobby":
         "Waiting in the lobby for an AI: connect one to this server with a key without :N.",
+      "seat.starting": "The game is starting…",
       "seat.throw": "Your turn: aim and throw{left}.",
       "seat.sweep": "Sweep now?",
       "seat.running": "Your stone is on its way…",
@@ -235,6 +236,7 @@
       "seat.status": "{name}，Player{seat}：{text}",
       "seat.left": "（还剩 {seconds} s）",
       "seat.lobby": "在大厅等待 AI：用不带 :N 的密钥把一个 AI 连到这个服务器。",
+      "seat.starting": "对局马上开始…",
       "seat.throw": "轮到你了，瞄准后投壶{left}。",
       "seat.sweep": "现在擦冰吗？",
       "seat.running": "你的壶正在滑行…",

@@ -277,6 +277,7 @@
     const left = seconds == null ? "" : t("seat.left", { seconds });
     const running = view.own != null && !seat.waiting; // its own stone drawn moving
     const text = seat.over ? overText(seat, game) : seat.in_lobby ? t("seat.lobby")
+      : !seat.game_id ? t("seat.starting") // against a level or an agent: its game starts
       : late ? t(following ? "seat.catchingUp" : "seat.stepped") : sweep != null ? t("seat.sweep")
       : waiting("throw") ? t("seat.throw", { left }) : waiting("centerline") ? t("seat.centerline")
       : running || waiting("sweep") ? t("seat.running") : t("seat.other");
