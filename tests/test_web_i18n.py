@@ -161,6 +161,7 @@ def test_person_seat__plays_in_chinese(server: Any, open_page: Any) -> None:
         assert page.eval_on_selector("#play-opponent", "s => s.selectedOptions[0].text") == (
             "内置 AI 2 级"
         )
+        assert page.input_value("#play-name") == "我"  # the name it offers, in Chinese too
         page.fill("#play-name", "学生")
         page.click("#play-start")
         page.wait_for_function(f"{PLAY}.throwControls", timeout=60_000)
@@ -201,7 +202,7 @@ def test_tables__english_and_chinese_have_the_same_keys_placeholders_and_every_k
         assert zh[key].strip(), key
     # Every key the page uses is in the tables: the HTML's marks, and the scripts' literal keys.
     html = (STATIC / "index.html").read_text(encoding="utf-8")
-    marked = set(re.findall(r'data-i18n(?:-title|-aria-label)?="([^"]+)"', html))
+    marked = set(re.findall(r'data-i18n(?:-title|-aria-label|-value)?="([^"]+)"', html))
     groups = {key.split(".")[0] for key in en}
     scripts = "".join((STATIC / name).read_text(encoding="utf-8") for name in ("app.js", "play.js"))
     literal = {

@@ -5,7 +5,8 @@
 // switch (#lang-en, #lang-zh) reload the page with lang= set, the other parameters kept.
 // window.CurlingI18n: lang, t(key, params) (the string with its {name} placeholders filled),
 // has(key), word(group, value), apply(root) (elements marked data-i18n="key" get the text, data-i18n-title and
-// data-i18n-aria-label the attributes), choose(search, languages), tables.
+// data-i18n-aria-label the attributes, data-i18n-value an input's value), choose(search, languages),
+// tables.
 // English is the source: a key missing in Chinese falls back to it (tests check none is).
 "use strict";
 
@@ -84,6 +85,7 @@
       "play.title": "Play",
       "play.opponent": "opponent",
       "play.name": "your name",
+      "play.defaultName": "me",
       "play.start": "start a game",
       "play.hint": "Click or drag on the house to aim a draw there; raise v for weight.",
       "play.v": "v",
@@ -211,6 +213,7 @@
       "play.title": "对战",
       "play.opponent": "对手",
       "play.name": "你的名字",
+      "play.defaultName": "我",
       "play.start": "开始对局",
       "play.hint": "在大本营上点击或拖动，瞄准一记停在那里的投壶；调大速度 v 可打得更重。",
       "play.v": "速度 v",
@@ -313,6 +316,7 @@
     const base = root || document;
     for (const el of base.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
     for (const el of base.querySelectorAll("[data-i18n-title]")) el.title = t(el.dataset.i18nTitle);
+    for (const el of base.querySelectorAll("[data-i18n-value]")) el.value = t(el.dataset.i18nValue);
     for (const el of base.querySelectorAll("[data-i18n-aria-label]")) {
       el.setAttribute("aria-label", t(el.dataset.i18nAriaLabel));
     }
