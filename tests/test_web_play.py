@@ -35,6 +35,10 @@ SAMPLER = """() => {
   }), 20);
 }"""
 
+#: Whether the house canvas is white at one of its pixels.
+WHITE_AT = """([a, b]) => document.getElementById('house').getContext('2d')
+  .getImageData(Math.round(a), Math.round(b), 1, 1).data.slice(0, 3).every((c) => c > 225)"""
+
 
 @pytest.fixture
 def server(start_server: Any, tmp_path: Path) -> Any:
@@ -71,6 +75,9 @@ def test_person__plays_a_whole_game_against_level_2_on_the_page(
             if not thrown:
                 page.wait_for_function(f"{PLAY}.preview > 0")  # the dashed path of the throw
                 page.wait_for_function(f"{PLAY}.aim !== null")  # and a cross where you clicked
+                (label,) = [x for x in page.evaluate(PLAY)["labels"] if x["text"] == "your throw"]
+                left, top, _, _ = label["box"]  # on a white box: readable over the red rings
+                assert page.evaluate(WHITE_AT, [left + 1, top + 1]), label
                 shoot(page, "play-aim.png")
             thrown.append([float(page.input_value(f"#play-{k}")) for k in "vhw"])
             page.click("#play-go")
@@ -224,7 +231,8 @@ def test_agent_seat__the_page_shows_the_agents_top_shots_and_chance_to_win(
         )
         shown = page.evaluate(PLAY)["agent"]
         assert shown["judged"] >= 1
-        labels = shown["labels"]  # readable when its shots bunch: no label covers another
+        labels = page.evaluate(PLAY)["labels"]  # readable when its shots bunch: none covers
+        # another (the person's "your throw" among them)
         assert labels
         for i, a in enumerate(labels):
             for b in labels[i + 1 :]:

@@ -351,19 +351,30 @@
     P.aimDrawn = [x, y];
   }
 
+  // Over the house: the person's throw (its path, a cross where they clicked), the agent's
+  // view, then every label on a white box, none covering another (CurlingSheet.labels).
   function overlay({ ctxH, views, geo }) {
     if (P.seat) renderSeat(); // the controls follow what was just drawn
     P.aimDrawn = null;
+    const labels = [];
     if (P.preview && throwing()) {
-      const label = t("canvas.yourThrow");
-      CurlingSheet.path(ctxH, views.house, P.preview, "#1f6fd1", { dash: [6, 4], label });
+      CurlingSheet.path(ctxH, views.house, P.preview, "#1f6fd1", { dash: [6, 4] });
+      if (P.preview.length > 1) {
+        const [x, y] = P.preview[P.preview.length - 1];
+        labels.push({ x, y, colour: "#1f6fd1", text: t("canvas.yourThrow") });
+      }
     }
     if (P.aim && throwing()) aimMarker(ctxH, views.house, geo, P.aim); // where you clicked
-    const shot = explainedShot();
     P.agentDrawn = { top: 0, judged: 0 };
-    if (!shot) return;
+    const shot = explainedShot();
+    if (shot) agentOverlay(ctxH, views, geo, shot, labels);
+    P.labels = CurlingSheet.labels(ctxH, views.house, labels);
+  }
+
+  // The agent's most likely shots (their labels to ``labels``) and where its best judged
+  // candidates would stop.
+  function agentOverlay(ctxH, views, geo, shot, labels) {
     const colour = AGENT_COLOURS[shot.thrower];
-    const labels = [];
     shot.explain.top.forEach((top, i) => {
       const key = JSON.stringify([shot.before, shot.shot, top.throw]);
       const points = P.paths.get(key + "#done");
@@ -378,7 +389,6 @@
       }
       P.agentDrawn.top += 1;
     });
-    P.agentLabels = CurlingSheet.labels(ctxH, views.house, labels);
     for (const judged of shot.explain.judged || []) {
       const key = JSON.stringify([shot.before, shot.shot, judged]);
       const points = P.paths.get(key + "#done");
@@ -431,8 +441,8 @@
         throwControls: !$("play-throw").hidden, sweepControls: !$("play-sweep").hidden,
         centerlineControls: !$("play-centerline").hidden, status: $("play-status").textContent,
         preview: P.preview ? P.preview.length : 0, aim: P.aimDrawn,
-        agent: { shown: !$("agent-box").hidden, ...P.agentDrawn, wins: P.wins.length,
-          labels: P.agentLabels || [] },
+        labels: P.labels || [], // every label on the house: {box, text}
+        agent: { shown: !$("agent-box").hidden, ...P.agentDrawn, wins: P.wins.length },
       };
     },
   };
