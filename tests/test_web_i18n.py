@@ -179,6 +179,9 @@ def test_person_seat__plays_in_chinese(server: Any, open_page: Any) -> None:
             timeout=30_000,
         )
         assert "对局结束：你输了 " in text(page, "#play-status")
+        result, form = page.locator("#play-status"), page.locator("#play-start")
+        assert form.is_visible()  # another game may start: below the result, not above it
+        assert result.bounding_box()["y"] < form.bounding_box()["y"]
         page.wait_for_function(f"{VIEW}.finished", timeout=30_000)
         page.wait_for_function(f"{VIEW}.status.includes('（认输）')", timeout=30_000)
         assert page.evaluate(VIEW)["status"].startswith("终局：学生 ")
