@@ -133,6 +133,7 @@
       "server.attempts": "too many attempts; try again later",
       "server.lobbyFull": "no free lobby seat: a match is in progress; try later",
       "server.busy": "server busy: too many matches in progress; try later",
+      "server.gone": "No answer from the server: is curling server still running?",
       "canvas.yourThrow": "your throw",
       "agent.title": "The agent's view",
       "agent.hint": "Dashed: its most likely shots (with their probability); rings: where the best "
@@ -259,6 +260,7 @@
       "server.attempts": "尝试次数太多，请稍后再试",
       "server.lobbyFull": "大厅没有空位：有对局正在进行，请稍后再试",
       "server.busy": "服务器繁忙：进行中的对局太多，请稍后再试",
+      "server.gone": "服务器没有回应：curling server 还在运行吗？",
       "canvas.yourThrow": "你的投壶",
       "agent.title": "智能体的视角",
       "agent.hint": "虚线：它最可能的投壶（附概率）；圆圈：它的搜索评估过的最佳投壶会停在哪里。"

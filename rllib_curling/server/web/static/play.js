@@ -47,7 +47,12 @@
 
   async function api(url, body) {
     const init = body === undefined ? {} : { method: "POST", body: JSON.stringify(body) };
-    const response = await fetch(url, init);
+    let response;
+    try {
+      response = await fetch(url, init);
+    } catch (err) { // no answer at all (the browser's words: "Failed to fetch")
+      throw new Error(t("server.gone"));
+    }
     const data = await response.json().catch(() => ({}));
     if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
     return data;
