@@ -5,8 +5,8 @@ stone is drawn moving on the house (which follows it) between mid-sheet and the 
 true speed, and its shot goes on from there to the record's position; the throw controls wait
 until the view has drawn every shot (and it catches up when it stopped following); a watcher's
 page without the key offers no control and the seat endpoint refuses it; a seat against the
-shipped agent shows its view (its top shots, its chance to win). Screenshots go to
-``test-artifacts/``."""
+shipped agent shows its view (its top shots, its chance to win), but not over the person's
+running stone. Screenshots go to ``test-artifacts/``."""
 
 from __future__ import annotations
 
@@ -240,6 +240,11 @@ def test_agent_seat__the_page_shows_the_agents_top_shots_and_chance_to_win(
                 assert r1 <= l2 or r2 <= l1 or b1 <= t2 or b2 <= t1, (a, b)
         assert "chance to win" in page.inner_text("#agent-note")
         shoot(page, "play-agent-view.png")
+        page.click("#play-go")  # the person's stone runs: the agent's last shot is not drawn
+        page.wait_for_function(f"{PLAY}.sweepControls", timeout=30_000)
+        shown = page.evaluate(PLAY)
+        assert shown["agent"]["top"] == shown["agent"]["judged"] == 0 and not shown["labels"]
+        page.click("#play-no-sweep")
         page.click("#play-resign")  # the first click asks; the game goes on
         assert (
             "sure?" in page.inner_text("#play-resign") and not page.evaluate(PLAY)["seat"]["over"]

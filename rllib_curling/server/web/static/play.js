@@ -340,10 +340,11 @@
 
   // -- the agent's view ------------------------------------------------------------------------
 
-  // The explained shot the sheet shows: the one moving, else the last one thrown.
+  // The explained shot the sheet shows: the one moving, else the last one thrown; none while
+  // the person's own stone is drawn running (the agent's paths are not that stone's).
   function explainedShot() {
-    const { game, shown, anim } = curlingView.current();
-    if (!game) return null;
+    const { game, shown, anim, own } = curlingView.current();
+    if (!game || own) return null;
     const shot = anim ? anim.shot : game.shots[shown - 1];
     return shot && shot.explain ? shot : null;
   }
