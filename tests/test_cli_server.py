@@ -119,6 +119,35 @@ def test_agent_factories__no_rl_extra_is_a_one_line_config_error() -> None:
     assert run.stdout.strip() == f"--agent needs the rl extra ({missing} is missing)"
 
 
+def test_agents__choose_once_before_the_page_offers_them(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Its first choice compiles the search's kernels (minutes the first time after installing):
+    # done while the server says why, not during a person's first game.
+    from rllib_curling import server
+    from rllib_curling.cli.commands import server as command
+    from rllib_curling.cli.curling import main
+
+    chosen: list[int] = []
+    served: list[list[int]] = []
+
+    class Agent:
+        def choose(self, state: Any, rng: np.random.Generator) -> tuple[float, ...]:
+            chosen.append(state.shot)
+            return (3.0, 0.0, 1.57, 0.0)
+
+    def run_server(config: ServerConfig, **kwargs: Any) -> int:
+        served.append(list(chosen))
+        assert kwargs["agents"]["mine"] is Agent
+        return 0
+
+    monkeypatch.setattr(command, "agent_factories", lambda specs: {"mine": Agent})
+    monkeypatch.setattr(server, "run_server", run_server)
+    assert main(["server", "--tcp-port", "0", "--http-port", "0", "--agent", "mine=x"]) == 0
+    assert served == [[0]]  # one choice from a new game, before the server ran
+    assert "getting mine=x ready (the first time after installing" in capsys.readouterr().err
+
+
 def test_port_in_use__one_line_error_and_exit_code_1() -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))

@@ -69,6 +69,7 @@ def test_person__plays_a_whole_game_throws_and_a_sweep_recorded(
     }  # fmt: skip
     status, seat = open_seat(web)
     assert status == 200 and seat["player"] == 0  # the bot sits in seat 2, as for TCP clients
+    assert not seat["in_lobby"]  # against a level: its game starts, no lobby to wait in
     token, thrown, runs = seat["seat"], [], []
     while True:
         state = wait_for(web, token, {"throw", "sweep"})

@@ -1,9 +1,10 @@
 """The page in Chinese (zh-CN) or English (``static/i18n.js``), in a real browser (Debian's
 Chromium through ``playwright``): a browser whose language is Chinese gets the page in Chinese
 (static texts, the status lines built while a game plays, ``<html lang>``) and its switch leads
-to English; ``?lang=`` wins over the browser's language; a person's seat plays in Chinese; the
-two tables have the same keys and placeholders, and every key the page uses is in them. The
-font note stays English. A screenshot goes to ``test-artifacts/web-zh-CN.png``."""
+to English; ``?lang=`` wins over the browser's language; a person's seat plays in Chinese (and
+says so in Chinese when the server no longer answers); the two tables have the same keys and
+placeholders, and every key the page uses is in them. The font note stays English. A
+screenshot goes to ``test-artifacts/web-zh-CN.png``."""
 
 from __future__ import annotations
 
@@ -161,6 +162,7 @@ def test_person_seat__plays_in_chinese(server: Any, open_page: Any) -> None:
         assert page.eval_on_selector("#play-opponent", "s => s.selectedOptions[0].text") == (
             "内置 AI 2 级"
         )
+        assert page.input_value("#play-name") == "我"  # the name it offers, in Chinese too
         page.fill("#play-name", "学生")
         page.click("#play-start")
         page.wait_for_function(f"{PLAY}.throwControls", timeout=60_000)
@@ -178,11 +180,32 @@ def test_person_seat__plays_in_chinese(server: Any, open_page: Any) -> None:
             timeout=30_000,
         )
         assert "对局结束：你输了 " in text(page, "#play-status")
+        result, form = page.locator("#play-status"), page.locator("#play-start")
+        assert form.is_visible()  # another game may start: below the result, not above it
+        assert result.bounding_box()["y"] < form.bounding_box()["y"]
         page.wait_for_function(f"{VIEW}.finished", timeout=30_000)
         page.wait_for_function(f"{VIEW}.status.includes('（认输）')", timeout=30_000)
         assert page.evaluate(VIEW)["status"].startswith("终局：学生 ")
     finally:
         page.goto("about:blank")  # no more polling of a server that stops
+
+
+def test_server_gone__the_seat_says_so_in_chinese(start_server: Any, browser: Any) -> None:
+    # A student stops curling server (Ctrl+C) with the page open: the panel says what happened,
+    # not the browser's "Failed to fetch". (A page of its own: the failed requests are errors.)
+    server = start_server(http_port=0, seed=8, ends=1, keys=(KEY,))
+    context = browser.new_context(locale="zh-CN", viewport={"width": 1280, "height": 1000})
+    try:
+        page = context.new_page()
+        page.goto(f"{server.web_url}?key={KEY}&opponent=2")
+        page.wait_for_function(f"{PLAY}.panel")
+        page.click("#play-start")
+        page.wait_for_function(f"{PLAY}.throwControls", timeout=60_000)
+        server.stop()
+        page.wait_for_function(f"{PLAY}.error !== ''", timeout=30_000)
+        assert page.evaluate(PLAY)["error"] == "服务器没有回应：curling server 还在运行吗？"
+    finally:
+        context.close()
 
 
 def test_tables__english_and_chinese_have_the_same_keys_placeholders_and_every_key_used(
@@ -201,7 +224,7 @@ def test_tables__english_and_chinese_have_the_same_keys_placeholders_and_every_k
         assert zh[key].strip(), key
     # Every key the page uses is in the tables: the HTML's marks, and the scripts' literal keys.
     html = (STATIC / "index.html").read_text(encoding="utf-8")
-    marked = set(re.findall(r'data-i18n(?:-title|-aria-label)?="([^"]+)"', html))
+    marked = set(re.findall(r'data-i18n(?:-title|-aria-label|-value)?="([^"]+)"', html))
     groups = {key.split(".")[0] for key in en}
     scripts = "".join((STATIC / name).read_text(encoding="utf-8") for name in ("app.js", "play.js"))
     literal = {

@@ -5,8 +5,8 @@ stone is drawn moving on the house (which follows it) between mid-sheet and the 
 true speed, and its shot goes on from there to the record's position; the throw controls wait
 until the view has drawn every shot (and it catches up when it stopped following); a watcher's
 page without the key offers no control and the seat endpoint refuses it; a seat against the
-shipped agent shows its view (its top shots, its chance to win). Screenshots go to
-``test-artifacts/``."""
+shipped agent shows its view (its top shots, its chance to win), but not over the person's
+running stone. Screenshots go to ``test-artifacts/``."""
 
 from __future__ import annotations
 
@@ -34,6 +34,10 @@ SAMPLER = """() => {
     now: performance.now(), play: window.curlingPlay.state(), view: window.curlingView.state(),
   }), 20);
 }"""
+
+#: Whether the house canvas is white at one of its pixels.
+WHITE_AT = """([a, b]) => document.getElementById('house').getContext('2d')
+  .getImageData(Math.round(a), Math.round(b), 1, 1).data.slice(0, 3).every((c) => c > 225)"""
 
 
 @pytest.fixture
@@ -71,6 +75,9 @@ def test_person__plays_a_whole_game_against_level_2_on_the_page(
             if not thrown:
                 page.wait_for_function(f"{PLAY}.preview > 0")  # the dashed path of the throw
                 page.wait_for_function(f"{PLAY}.aim !== null")  # and a cross where you clicked
+                (label,) = [x for x in page.evaluate(PLAY)["labels"] if x["text"] == "your throw"]
+                left, top, _, _ = label["box"]  # on a white box: readable over the red rings
+                assert page.evaluate(WHITE_AT, [left + 1, top + 1]), label
                 shoot(page, "play-aim.png")
             thrown.append([float(page.input_value(f"#play-{k}")) for k in "vhw"])
             page.click("#play-go")
@@ -224,7 +231,8 @@ def test_agent_seat__the_page_shows_the_agents_top_shots_and_chance_to_win(
         )
         shown = page.evaluate(PLAY)["agent"]
         assert shown["judged"] >= 1
-        labels = shown["labels"]  # readable when its shots bunch: no label covers another
+        labels = page.evaluate(PLAY)["labels"]  # readable when its shots bunch: none covers
+        # another (the person's "your throw" among them)
         assert labels
         for i, a in enumerate(labels):
             for b in labels[i + 1 :]:
@@ -232,6 +240,11 @@ def test_agent_seat__the_page_shows_the_agents_top_shots_and_chance_to_win(
                 assert r1 <= l2 or r2 <= l1 or b1 <= t2 or b2 <= t1, (a, b)
         assert "chance to win" in page.inner_text("#agent-note")
         shoot(page, "play-agent-view.png")
+        page.click("#play-go")  # the person's stone runs: the agent's last shot is not drawn
+        page.wait_for_function(f"{PLAY}.sweepControls", timeout=30_000)
+        shown = page.evaluate(PLAY)
+        assert shown["agent"]["top"] == shown["agent"]["judged"] == 0 and not shown["labels"]
+        page.click("#play-no-sweep")
         page.click("#play-resign")  # the first click asks; the game goes on
         assert (
             "sure?" in page.inner_text("#play-resign") and not page.evaluate(PLAY)["seat"]["over"]

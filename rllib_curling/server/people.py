@@ -108,8 +108,9 @@ class PersonPlayer(Player):
     #: The match gives ``sweep`` the thrown stone's path, a point every this many ticks.
     path_stride = PATH_STRIDE
 
-    def __init__(self, name: str, seat: int, token: str) -> None:
+    def __init__(self, name: str, seat: int, token: str, *, lobby: bool = False) -> None:
         self._name, self.seat, self.token = name, seat, token
+        self.lobby = lobby  # seated in the lobby (against the next TCP client), not a bot
         self.missed_turns = 0
         self.game_id: str | None = None
         self.match_over = False
@@ -307,8 +308,9 @@ class PeopleDesk:
         self._forget_finished()
         token = secrets.token_urlsafe(16)
         bot_seat = self.config.bot_seat
-        person = PersonPlayer(name, 1 - bot_seat, token)
-        if body.get("opponent") == "lobby" and self._join_lobby is not None:
+        lobby = body.get("opponent") == "lobby" and self._join_lobby is not None
+        person = PersonPlayer(name, 1 - bot_seat, token, lobby=lobby)
+        if lobby:
             if not await self._join_lobby(person):
                 raise SeatRefused(503, "no free lobby seat: a match is in progress; try later")
             against = "the lobby"
@@ -325,7 +327,9 @@ class PeopleDesk:
     def state(self, token: str) -> dict[str, Any]:
         """The seat: its game, seat number, what it waits for and the seconds left, the index
         in the game of the shot it throws at its turn (``shot_index``: the page waits until it
-        has shown every shot before it), and its stone while it runs (``running_state``)."""
+        has shown every shot before it), and its stone while it runs (``running_state``).
+        ``in_lobby``: a lobby seat waiting for its TCP client (a seat against a level or an
+        agent is never in the lobby: before its game starts, ``game_id`` is None)."""
         person = self._person(token)
         loop_time = asyncio.get_running_loop().time()
         left = None if person.deadline is None else max(0.0, person.deadline - loop_time)
@@ -334,7 +338,7 @@ class PeopleDesk:
             "waiting": person.waiting, "seconds_left": left, "mid": person.mid,
             "shot_index": person.next_shot[0], "running": person.running_state(),
             "over": person.match_over,
-            "in_lobby": person.game_id is None and not person.closed,
+            "in_lobby": person.lobby and person.game_id is None and not person.closed,
         }  # fmt: skip
 
     def act(self, token: str, action: str, body: dict[str, Any]) -> dict[str, Any]:

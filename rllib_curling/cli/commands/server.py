@@ -312,6 +312,19 @@ def agent_factories(specs: list[str]) -> dict[str, Callable[[], Any]]:
     return agents
 
 
+def warm_up(agents: dict[str, Callable[[], Any]]) -> None:
+    """Have each agent choose once from a new game before the page offers it: its first choice
+    compiles the engine's kernels for its search (cached on disk, but the first time after
+    installing a minute or two), which a person's first game would otherwise wait for with
+    nothing to say why."""
+    import numpy as np
+
+    from rllib_curling.game import GameState
+
+    for factory in agents.values():
+        factory().choose(GameState(), np.random.default_rng(0))
+
+
 def run(args: argparse.Namespace) -> int:
     from rllib_curling.errors import ConfigError, ServerStartError
     from rllib_curling.server import run_server
@@ -325,11 +338,16 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     if args.agent and config.http_port is None:
         raise UsageError("--agent needs the page (--http-port)")
+    quiet = args.quiet or args.announce  # --announce: a program reads this server's output
+    if args.agent and not quiet:
+        print(f"curling server: getting {', '.join(args.agent)} ready (the first time after "
+              "installing, compiling the engine takes a minute or two)...", file=sys.stderr,
+              flush=True)  # fmt: skip
     try:
         agents = agent_factories(args.agent)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
-    quiet = args.quiet or args.announce  # --announce: a program reads this server's output
+    warm_up(agents)
     play_key = secrets.token_urlsafe(9)
     try:
         with contextlib.nullcontext() if quiet else printing(sys.stderr):

@@ -5,7 +5,8 @@
 // switch (#lang-en, #lang-zh) reload the page with lang= set, the other parameters kept.
 // window.CurlingI18n: lang, t(key, params) (the string with its {name} placeholders filled),
 // has(key), word(group, value), apply(root) (elements marked data-i18n="key" get the text, data-i18n-title and
-// data-i18n-aria-label the attributes), choose(search, languages), tables.
+// data-i18n-aria-label the attributes, data-i18n-value an input's value), choose(search, languages),
+// tables.
 // English is the source: a key missing in Chinese falls back to it (tests check none is).
 "use strict";
 
@@ -84,6 +85,7 @@
       "play.title": "Play",
       "play.opponent": "opponent",
       "play.name": "your name",
+      "play.defaultName": "me",
       "play.start": "start a game",
       "play.hint": "Click or drag on the house to aim a draw there; raise v for weight.",
       "play.v": "v",
@@ -111,6 +113,7 @@
       "seat.left": " ({seconds} s left)",
       "seat.lobby":
         "Waiting in the lobby for an AI: connect one to this server with a key without :N.",
+      "seat.starting": "The game is starting…",
       "seat.throw": "Your turn: aim and throw{left}.",
       "seat.sweep": "Sweep now?",
       "seat.running": "Your stone is on its way…",
@@ -130,6 +133,7 @@
       "server.attempts": "too many attempts; try again later",
       "server.lobbyFull": "no free lobby seat: a match is in progress; try later",
       "server.busy": "server busy: too many matches in progress; try later",
+      "server.gone": "No answer from the server: is curling server still running?",
       "canvas.yourThrow": "your throw",
       "agent.title": "The agent's view",
       "agent.hint": "Dashed: its most likely shots (with their probability); rings: where the best "
@@ -210,6 +214,7 @@
       "play.title": "对战",
       "play.opponent": "对手",
       "play.name": "你的名字",
+      "play.defaultName": "我",
       "play.start": "开始对局",
       "play.hint": "在大本营上点击或拖动，瞄准一记停在那里的投壶；调大速度 v 可打得更重。",
       "play.v": "速度 v",
@@ -235,6 +240,7 @@
       "seat.status": "{name}，Player{seat}：{text}",
       "seat.left": "（还剩 {seconds} s）",
       "seat.lobby": "在大厅等待 AI：用不带 :N 的密钥把一个 AI 连到这个服务器。",
+      "seat.starting": "对局马上开始…",
       "seat.throw": "轮到你了，瞄准后投壶{left}。",
       "seat.sweep": "现在擦冰吗？",
       "seat.running": "你的壶正在滑行…",
@@ -254,6 +260,7 @@
       "server.attempts": "尝试次数太多，请稍后再试",
       "server.lobbyFull": "大厅没有空位：有对局正在进行，请稍后再试",
       "server.busy": "服务器繁忙：进行中的对局太多，请稍后再试",
+      "server.gone": "服务器没有回应：curling server 还在运行吗？",
       "canvas.yourThrow": "你的投壶",
       "agent.title": "智能体的视角",
       "agent.hint": "虚线：它最可能的投壶（附概率）；圆圈：它的搜索评估过的最佳投壶会停在哪里。"
@@ -311,6 +318,7 @@
     const base = root || document;
     for (const el of base.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
     for (const el of base.querySelectorAll("[data-i18n-title]")) el.title = t(el.dataset.i18nTitle);
+    for (const el of base.querySelectorAll("[data-i18n-value]")) el.value = t(el.dataset.i18nValue);
     for (const el of base.querySelectorAll("[data-i18n-aria-label]")) {
       el.setAttribute("aria-label", t(el.dataset.i18nAriaLabel));
     }

@@ -47,7 +47,12 @@
 
   async function api(url, body) {
     const init = body === undefined ? {} : { method: "POST", body: JSON.stringify(body) };
-    const response = await fetch(url, init);
+    let response;
+    try {
+      response = await fetch(url, init);
+    } catch (err) { // no answer at all (the browser's words: "Failed to fetch")
+      throw new Error(t("server.gone"));
+    }
     const data = await response.json().catch(() => ({}));
     if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
     return data;
@@ -277,6 +282,7 @@
     const left = seconds == null ? "" : t("seat.left", { seconds });
     const running = view.own != null && !seat.waiting; // its own stone drawn moving
     const text = seat.over ? overText(seat, game) : seat.in_lobby ? t("seat.lobby")
+      : !seat.game_id ? t("seat.starting") // against a level or an agent: its game starts
       : late ? t(following ? "seat.catchingUp" : "seat.stepped") : sweep != null ? t("seat.sweep")
       : waiting("throw") ? t("seat.throw", { left }) : waiting("centerline") ? t("seat.centerline")
       : running || waiting("sweep") ? t("seat.running") : t("seat.other");
@@ -334,10 +340,11 @@
 
   // -- the agent's view ------------------------------------------------------------------------
 
-  // The explained shot the sheet shows: the one moving, else the last one thrown.
+  // The explained shot the sheet shows: the one moving, else the last one thrown; none while
+  // the person's own stone is drawn running (the agent's paths are not that stone's).
   function explainedShot() {
-    const { game, shown, anim } = curlingView.current();
-    if (!game) return null;
+    const { game, shown, anim, own } = curlingView.current();
+    if (!game || own) return null;
     const shot = anim ? anim.shot : game.shots[shown - 1];
     return shot && shot.explain ? shot : null;
   }
@@ -350,19 +357,30 @@
     P.aimDrawn = [x, y];
   }
 
+  // Over the house: the person's throw (its path, a cross where they clicked), the agent's
+  // view, then every label on a white box, none covering another (CurlingSheet.labels).
   function overlay({ ctxH, views, geo }) {
     if (P.seat) renderSeat(); // the controls follow what was just drawn
     P.aimDrawn = null;
+    const labels = [];
     if (P.preview && throwing()) {
-      const label = t("canvas.yourThrow");
-      CurlingSheet.path(ctxH, views.house, P.preview, "#1f6fd1", { dash: [6, 4], label });
+      CurlingSheet.path(ctxH, views.house, P.preview, "#1f6fd1", { dash: [6, 4] });
+      if (P.preview.length > 1) {
+        const [x, y] = P.preview[P.preview.length - 1];
+        labels.push({ x, y, colour: "#1f6fd1", text: t("canvas.yourThrow") });
+      }
     }
     if (P.aim && throwing()) aimMarker(ctxH, views.house, geo, P.aim); // where you clicked
-    const shot = explainedShot();
     P.agentDrawn = { top: 0, judged: 0 };
-    if (!shot) return;
+    const shot = explainedShot();
+    if (shot) agentOverlay(ctxH, views, geo, shot, labels);
+    P.labels = CurlingSheet.labels(ctxH, views.house, labels);
+  }
+
+  // The agent's most likely shots (their labels to ``labels``) and where its best judged
+  // candidates would stop.
+  function agentOverlay(ctxH, views, geo, shot, labels) {
     const colour = AGENT_COLOURS[shot.thrower];
-    const labels = [];
     shot.explain.top.forEach((top, i) => {
       const key = JSON.stringify([shot.before, shot.shot, top.throw]);
       const points = P.paths.get(key + "#done");
@@ -377,7 +395,6 @@
       }
       P.agentDrawn.top += 1;
     });
-    P.agentLabels = CurlingSheet.labels(ctxH, views.house, labels);
     for (const judged of shot.explain.judged || []) {
       const key = JSON.stringify([shot.before, shot.shot, judged]);
       const points = P.paths.get(key + "#done");
@@ -430,8 +447,8 @@
         throwControls: !$("play-throw").hidden, sweepControls: !$("play-sweep").hidden,
         centerlineControls: !$("play-centerline").hidden, status: $("play-status").textContent,
         preview: P.preview ? P.preview.length : 0, aim: P.aimDrawn,
-        agent: { shown: !$("agent-box").hidden, ...P.agentDrawn, wins: P.wins.length,
-          labels: P.agentLabels || [] },
+        labels: P.labels || [], // every label on the house: {box, text}
+        agent: { shown: !$("agent-box").hidden, ...P.agentDrawn, wins: P.wins.length },
       };
     },
   };

@@ -32,7 +32,7 @@ const CurlingSheet = (() => {
     v.y0 = y == null ? v.home : Math.max(v.home, y - (geo.hog_line_y - v.home));
   }
 
-  // A path through points ([x, y] metres), dashed or not; a label at its end.
+  // A path through points ([x, y] metres), dashed or not (its label: labels()).
   function path(ctx, v, points, colour, opts = {}) {
     if (points.length < 2) return;
     ctx.save();
@@ -42,14 +42,6 @@ const CurlingSheet = (() => {
     ctx.beginPath();
     points.forEach(([x, y], i) => { const [a, b] = v.px(x, y); if (i) ctx.lineTo(a, b); else ctx.moveTo(a, b); });
     ctx.stroke();
-    if (opts.label) {
-      const [a, b] = v.px(...points[points.length - 1]);
-      ctx.fillStyle = colour;
-      ctx.font = "bold 12px sans-serif";
-      ctx.textAlign = "left";
-      ctx.textBaseline = "bottom";
-      ctx.fillText(opts.label, a + 6, b - 4);
-    }
     ctx.restore();
   }
 
