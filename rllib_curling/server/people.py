@@ -308,10 +308,10 @@ class PeopleDesk:
         self._forget_finished()
         token = secrets.token_urlsafe(16)
         bot_seat = self.config.bot_seat
-        lobby = body.get("opponent") == "lobby" and self._join_lobby is not None
-        person = PersonPlayer(name, 1 - bot_seat, token, lobby=lobby)
-        if lobby:
-            if not await self._join_lobby(person):
+        join = self._join_lobby if body.get("opponent") == "lobby" else None
+        person = PersonPlayer(name, 1 - bot_seat, token, lobby=join is not None)
+        if join is not None:
+            if not await join(person):
                 raise SeatRefused(503, "no free lobby seat: a match is in progress; try later")
             against = "the lobby"
         else:
