@@ -88,6 +88,7 @@ def test_bench_env_league__without_ray_says_what_to_install(
 def test_bench_search__meters_the_engine_and_the_network_then_lets_go(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
+    pytest.importorskip("torch", reason="needs the rl extra")
     from rllib_curling import physics
 
     original = physics.simulate_batch
