@@ -83,12 +83,10 @@ def drop(
 @njit(cache=True)
 def _island(
     seed: int, live: np.ndarray, touching: np.ndarray, stamp: np.ndarray, in_island: np.ndarray,
-    used: np.ndarray, bodies: np.ndarray, ca: np.ndarray, cb: np.ndarray,
+    used: np.ndarray, bodies: np.ndarray, ca: np.ndarray, cb: np.ndarray, iwork: np.ndarray,
 ) -> tuple[int, int]:  # fmt: skip
     """Bodies and contacts of the island of ``seed``, in Box2D's depth-first order."""
-    stack = np.empty(N, dtype=np.int64)
-    order = np.empty(N, dtype=np.int64)
-    keys = np.empty(N, dtype=np.int64)
+    stack, order, keys = iwork[:N], iwork[N : 2 * N], iwork[2 * N : 3 * N]
     top, nb, nc = 1, 0, 0
     stack[0] = seed
     in_island[seed] = True
@@ -138,10 +136,10 @@ def _apply(
 @njit(cache=True)
 def _solve_island(
     pos: np.ndarray, vel: np.ndarray, w: np.ndarray, nimp: np.ndarray, timp: np.ndarray,
-    ca: np.ndarray, cb: np.ndarray, nc: int,
+    ca: np.ndarray, cb: np.ndarray, nc: int, geo: np.ndarray,
 ) -> None:  # fmt: skip
-    """Velocity constraints of one island's contacts (module docstring, 3.)."""
-    geo = np.empty((nc, 9))  # nx, ny, rax, ray, rbx, rby, normal mass, tangent mass, bias
+    """Velocity constraints of one island's contacts (module docstring, 3.); ``geo`` (>= nc, 9)
+    receives each contact's nx, ny, rax, ray, rbx, rby, normal mass, tangent mass, bias."""
     for q in range(nc):
         a, b = ca[q], cb[q]
         dx, dy = pos[b, 0] - pos[a, 0], pos[b, 1] - pos[a, 1]
@@ -221,27 +219,37 @@ def _push_apart(pos: np.ndarray, ca: np.ndarray, cb: np.ndarray, nc: int) -> Non
 
 
 @njit(cache=True)
+def workspace() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Scratch arrays of :func:`box2d_step`, made once per shot: island flags of stones and
+    contacts, integer work (stack, order, keys, bodies, contact ends), contact geometry."""
+    return (
+        np.zeros(N, dtype=np.bool_), np.zeros((N, N), dtype=np.bool_),
+        np.zeros(4 * N + 2 * N * N, dtype=np.int64), np.zeros((N * N, 9)),
+    )  # fmt: skip
+
+
+@njit(cache=True)
 def box2d_step(
     pos: np.ndarray, vel: np.ndarray, w: np.ndarray, live: np.ndarray, awake: np.ndarray,
     touching: np.ndarray, nimp: np.ndarray, timp: np.ndarray, stamp: np.ndarray,
-    clock: np.ndarray,
+    clock: np.ndarray, work: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
 ) -> None:  # fmt: skip
-    """One Box2D world step of dt over every stone in play (module docstring)."""
+    """One Box2D world step of dt over every stone in play (module docstring). ``work``:
+    :func:`workspace`."""
     anyt = collide(pos, live, awake, touching, nimp, timp, stamp, clock)
     if anyt:
-        in_island = np.zeros(N, dtype=np.bool_)
-        used = np.zeros((N, N), dtype=np.bool_)
-        bodies = np.empty(N, dtype=np.int64)
-        ca = np.empty(N * N, dtype=np.int64)
-        cb = np.empty(N * N, dtype=np.int64)
+        in_island, used, iwork, geo = work
+        in_island[:] = False
+        used[:, :] = False
+        bodies, ca, cb = iwork[3 * N : 4 * N], iwork[4 * N : 4 * N + N * N], iwork[4 * N + N * N :]
         for seed in range(N - 1, -1, -1):
             if not live[seed] or not awake[seed] or in_island[seed]:
                 continue
-            nb, nc = _island(seed, live, touching, stamp, in_island, used, bodies, ca, cb)
+            nb, nc = _island(seed, live, touching, stamp, in_island, used, bodies, ca, cb, iwork)
             for k in range(nb):
                 awake[bodies[k]] = True
             if nc > 0:
-                _solve_island(pos, vel, w, nimp, timp, ca, cb, nc)
+                _solve_island(pos, vel, w, nimp, timp, ca, cb, nc, geo)
             for k in range(nb):
                 b = bodies[k]
                 pos[b, 0] += p.DT * vel[b, 0]

@@ -154,7 +154,7 @@ def simulate(
         np.zeros((p.MAX_STEPS // p.FRAME_STEPS + 2, 16, 2)) if trajectory else np.zeros((1, 16, 2))
     )
     steps, frames = run_shot(
-        table(), pos[0], int(sl[0]), kt[0, 0], kt[0, 1], kt[0, 2], trajectory, traj, out_pos,
+        *table(), pos[0], int(sl[0]), kt[0, 0], kt[0, 1], kt[0, 2], trajectory, traj, out_pos,
         out_rest, status,
     )  # fmt: skip
     return Fcv1Result(
@@ -177,13 +177,13 @@ def simulate_batch(
     steps = np.zeros(n, dtype=np.int64)
     trajectories: list[np.ndarray] | None = None
     if not trajectory:
-        run_batch(table(), pos, sl, kt, out_pos, out_rest, status, steps)
+        run_batch(*table(), pos, sl, kt, out_pos, out_rest, status, steps)
     else:
         trajectories = []
         traj = np.zeros((p.MAX_STEPS // p.FRAME_STEPS + 2, 16, 2))
         for k in range(n):
             s, frames = run_shot(
-                table(), pos[k], int(sl[k]), kt[k, 0], kt[k, 1], kt[k, 2], True, traj,
+                *table(), pos[k], int(sl[k]), kt[k, 0], kt[k, 1], kt[k, 2], True, traj,
                 out_pos[k], out_rest[k], status[k],
             )  # fmt: skip
             steps[k] = s

@@ -35,6 +35,8 @@ from rllib_curling.physics.fcv1 import params as p
 #: The fastest speed in the table (m/s): DC clamps throws to 4 m/s before its noise.
 V_TOP = 5.0
 ROWS = 6
+#: Width of the speed grid's cells (m/s): a cell spans a few master steps.
+GRID_DV = 1e-3
 
 
 @njit(cache=True)
@@ -60,10 +62,25 @@ def _build(v_top: float, dt: float) -> np.ndarray:
     return t
 
 
+@njit(cache=True)
+def _grid(t: np.ndarray, dv: float) -> np.ndarray:
+    cells = int(t[0, 0] / dv) + 1
+    g = np.zeros(cells, dtype=np.int64)
+    m = t.shape[1] - 2
+    for c in range(cells):  # g[c]: the last index whose speed is >= the cell's upper speed
+        while m > 0 and t[0, m] < (c + 1) * dv:
+            m -= 1
+        g[c] = m
+    return g
+
+
 @functools.lru_cache(maxsize=1)
-def table() -> np.ndarray:
-    """The master table (rows in the module docstring), built once per process (~45,000 steps)."""
-    return _build(V_TOP, p.DT)
+def table() -> tuple[np.ndarray, np.ndarray, int]:
+    """The master table (rows in the module docstring), built once per process (~45,000 steps),
+    its speed grid (cell c of width GRID_DV: the last index at or above the cell's speeds) and
+    the stopping index (the first speed of 0)."""
+    t = _build(V_TOP, p.DT)
+    return t, _grid(t, GRID_DV), int(np.argmax(t[0] == 0.0))
 
 
 @njit(cache=True, inline="always")
@@ -88,17 +105,14 @@ def free_step(vel: np.ndarray, w: np.ndarray, i: int) -> None:
 
 
 @njit(cache=True, inline="always")
-def locate(t: np.ndarray, v: float) -> tuple[int, float]:
+def locate(t: np.ndarray, grid: np.ndarray, v: float) -> tuple[int, float]:
     """(m, f): the master index whose speeds bracket ``v`` (t[0, m] >= v > t[0, m + 1]) and the
-    fraction ``f`` of the way from m to m + 1. ``v`` must be in (0, V_TOP]."""
-    lo, hi = 0, t.shape[1] - 1  # t[0, lo] >= v > t[0, hi] (the last speed is 0)
-    while hi - lo > 1:
-        mid = (lo + hi) >> 1
-        if t[0, mid] >= v:
-            lo = mid
-        else:
-            hi = mid
-    return lo, (t[0, lo] - v) / (t[0, lo] - t[0, lo + 1])
+    fraction ``f`` of the way from m to m + 1. ``v`` must be in (0, V_TOP). ``grid``
+    (:func:`speed_grid`) gives a start a few steps before it."""
+    m = grid[int(v / GRID_DV)]
+    while t[0, m + 1] >= v:
+        m += 1
+    return m, (t[0, m] - v) / (t[0, m] - t[0, m + 1])
 
 
 @njit(cache=True, inline="always")
@@ -108,24 +122,11 @@ def at(t: np.ndarray, row: int, k: int, f: float) -> float:
 
 
 @njit(cache=True, inline="always")
-def steps_left(t: np.ndarray, m: int) -> int:
-    """Master steps from index ``m`` to the stopping step (the first speed of 0)."""
-    lo, hi = m, t.shape[1] - 1
-    while hi - lo > 1:
-        mid = (lo + hi) >> 1
-        if t[0, mid] > 0.0:
-            lo = mid
-        else:
-            hi = mid
-    return hi - m
-
-
-@njit(cache=True, inline="always")
 def spin_steps(t: np.ndarray, m: int, f: float, spin: float) -> int:
     """Steps from index ``m + f`` after which the spin lost reaches ``spin`` (|w|), at least."""
     target = at(t, 5, m, f) + spin
     lo, hi = m, t.shape[1] - 1
-    if t[5, hi] < target:
+    if t[5, hi] < target:  # the spin outlasts the stone (the usual case)
         return hi - m
     while hi - lo > 1:
         mid = (lo + hi) >> 1

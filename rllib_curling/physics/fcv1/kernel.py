@@ -30,8 +30,8 @@ from numba import njit
 
 from rllib_curling import dc_sheet as dc
 from rllib_curling.physics.fcv1 import params as p
-from rllib_curling.physics.fcv1.contacts import N, box2d_step, drop
-from rllib_curling.physics.fcv1.flight import V_TOP, free_step, jump, locate, spin_steps, steps_left
+from rllib_curling.physics.fcv1.contacts import N, box2d_step, drop, workspace
+from rllib_curling.physics.fcv1.flight import V_TOP, free_step, jump, locate, spin_steps
 
 #: A jump shorter than this many steps is taken as exact steps instead.
 MIN_JUMP = 4
@@ -41,8 +41,9 @@ _BIG = 1 << 40
 
 @njit(cache=True)
 def _jump_length(
-    t: np.ndarray, pos: np.ndarray, vel: np.ndarray, w: np.ndarray, live: np.ndarray,
-    speed: np.ndarray, index: np.ndarray, frac: np.ndarray, limit: int,
+    t: np.ndarray, grid: np.ndarray, stop: int, pos: np.ndarray, vel: np.ndarray,
+    w: np.ndarray, live: np.ndarray, speed: np.ndarray, index: np.ndarray, frac: np.ndarray,
+    limit: int,
 ) -> int:  # fmt: skip
     """Steps all stones may jump at once (module docstring); fills ``speed``, ``index``,
     ``frac`` of each moving stone."""
@@ -59,9 +60,9 @@ def _jump_length(
             continue
         if v >= V_TOP:
             return 0
-        m, f = locate(t, v)
+        m, f = locate(t, grid, v)
         index[i], frac[i] = m, f
-        n = min(n, steps_left(t, m) - 3)
+        n = min(n, stop - m - 3)
         if w[i] != 0.0:
             n = min(n, spin_steps(t, m, f, abs(w[i])) - 2)
         room = min(
@@ -105,8 +106,8 @@ def _frame(traj: np.ndarray, k: int, pos: np.ndarray, live: np.ndarray) -> None:
 
 @njit(cache=True)
 def run_shot(
-    t: np.ndarray, start: np.ndarray, slot: int, vx: float, vy: float, w0: float,
-    record: bool, traj: np.ndarray, out_pos: np.ndarray, out_rest: np.ndarray,
+    t: np.ndarray, grid: np.ndarray, stop: int, start: np.ndarray, slot: int, vx: float,
+    vy: float, w0: float, record: bool, traj: np.ndarray, out_pos: np.ndarray, out_rest: np.ndarray,
     out_status: np.ndarray,
 ) -> tuple[int, int]:  # fmt: skip
     """Throw stone ``slot`` from the hack with velocity (vx, vy) and spin ``w0`` into the stones
@@ -132,6 +133,7 @@ def run_shot(
     speed, frac = np.zeros(N), np.zeros(N)
     index = np.zeros(N, dtype=np.int64)
     before = np.zeros((N, 2))
+    work = workspace()
     frames = 0
     if record:
         _frame(traj, 0, pos, live)
@@ -141,7 +143,7 @@ def run_shot(
         limit = p.MAX_STEPS - step
         if record:
             limit = min(limit, p.FRAME_STEPS - step % p.FRAME_STEPS)
-        n = _jump_length(t, pos, vel, w, live, speed, index, frac, limit)
+        n = _jump_length(t, grid, stop, pos, vel, w, live, speed, index, frac, limit)
         if n >= MIN_JUMP:
             for i in range(N):
                 if not live[i]:
@@ -158,7 +160,7 @@ def run_shot(
                 if live[i] and (vel[i, 0] != 0.0 or vel[i, 1] != 0.0 or w[i] != 0.0):
                     free_step(vel, w, i)
                     awake[i] = awake[i] or vel[i, 0] != 0.0 or vel[i, 1] != 0.0 or w[i] != 0.0
-            box2d_step(pos, vel, w, live, awake, touching, nimp, timp, stamp, clock)
+            box2d_step(pos, vel, w, live, awake, touching, nimp, timp, stamp, clock, work)
             step += 1
             for i in range(N):
                 if live[i]:
@@ -195,15 +197,16 @@ def run_shot(
 
 @njit(cache=True)
 def run_batch(
-    t: np.ndarray, starts: np.ndarray, slots: np.ndarray, throws: np.ndarray,
-    out_pos: np.ndarray, out_rest: np.ndarray, out_status: np.ndarray, steps: np.ndarray,
+    t: np.ndarray, grid: np.ndarray, stop: int, starts: np.ndarray, slots: np.ndarray,
+    throws: np.ndarray, out_pos: np.ndarray, out_rest: np.ndarray, out_status: np.ndarray,
+    steps: np.ndarray,
 ) -> None:  # fmt: skip
     """:func:`run_shot` for each row: ``starts`` (N, 16, 2), ``slots`` (N,), ``throws`` (N, 3)
     vx, vy, w0; outputs (N, 16, 2), (N, 16, 2), (N, 16), (N,)."""
     dummy = np.zeros((1, N, 2))
     for k in range(starts.shape[0]):
         s, _ = run_shot(
-            t, starts[k], slots[k], throws[k, 0], throws[k, 1], throws[k, 2], False, dummy,
-            out_pos[k], out_rest[k], out_status[k],
+            t, grid, stop, starts[k], slots[k], throws[k, 0], throws[k, 1], throws[k, 2], False,
+            dummy, out_pos[k], out_rest[k], out_status[k],
         )  # fmt: skip
         steps[k] = s
