@@ -54,7 +54,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--keep-out-of-play", action="store_true",
         help="do not remove stones that leave play (to compare rest points with tables)",
     )  # fmt: skip
-    p.add_argument("--ice", default="platform", help="ice model name (default: platform)")
+    p.add_argument(
+        "--ice", default="platform",
+        help="ice model name (default: platform); fcv1 = UEC Digital Curling's ice: --throws "
+        "FILE.csv with DC3's case columns (case_id, n_placed, s1_x0.., vx, vy, rotation), CSV "
+        "out with DC3's outcome columns, noise only with --seed",
+    )  # fmt: skip
     p.add_argument("--json", action="store_true", help="print a JSON list, one object per throw")
     p.set_defaults(func=run)
 
@@ -67,10 +72,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.ice == "fcv1":  # a parallel room: DC's frame, cases and outcome columns
+        from rllib_curling.cli.commands import simulate_fcv1
+
+        return simulate_fcv1.run(args)
     from rllib_curling.physics import ICE_MODELS, simulate_batch
 
     if args.ice not in ICE_MODELS:
-        raise UsageError(f"unknown --ice {args.ice!r}; known: {', '.join(ICE_MODELS)}")
+        known = ", ".join([*ICE_MODELS, "fcv1"])
+        raise UsageError(f"unknown --ice {args.ice!r}; known: {known}")
     throws, expected = _read_throws(args)
     throws, note = _as_thrown(throws)
     if note:
