@@ -1,6 +1,7 @@
 """Physics benchmark: simulated shots per second on one core, and single-shot latency.
 
-Invoked as ``curling bench physics [--json]``.
+Invoked as ``curling bench physics [--json]``; ``--ice fcv1`` runs the fcv1 ice's benchmark
+instead (:mod:`rllib_curling.benchmarks.physics_fcv1`, which takes the same options).
 
 Scenarios (noise on, as in play):
 
@@ -144,6 +145,14 @@ def run(batch: int, single: int, repeats: int, seed: int) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    args_in = list(argv) if argv is not None else None
+    ice = argparse.ArgumentParser(add_help=False)
+    ice.add_argument("--ice", choices=("platform", "fcv1"), default="platform")
+    chosen, rest = ice.parse_known_args(args_in)
+    if chosen.ice == "fcv1":
+        from rllib_curling.benchmarks import physics_fcv1
+
+        return physics_fcv1.main(rest)
     parser = argparse.ArgumentParser(
         prog="curling bench physics", description=__doc__.splitlines()[0]
     )
@@ -152,7 +161,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--single", type=int, default=300, help="shots timed one at a time")
     parser.add_argument("--repeats", type=int, default=5, help="runs per figure (median)")
     parser.add_argument("--seed", type=int, default=0, help="seed of positions and throws")
-    args = parser.parse_args(argv)
+    parser.add_argument(
+        "--ice", choices=("platform", "fcv1"), default="platform",
+        help="which ice: the platform's, or UEC Digital Curling's fcv1",
+    )  # fmt: skip
+    args = parser.parse_args(rest)
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
     cpu = pin_one_core()
     figures = run(args.batch, args.single, args.repeats, args.seed)
