@@ -108,7 +108,7 @@ def free_step(vel: np.ndarray, w: np.ndarray, i: int) -> None:
 def locate(t: np.ndarray, grid: np.ndarray, v: float) -> tuple[int, float]:
     """(m, f): the master index whose speeds bracket ``v`` (t[0, m] >= v > t[0, m + 1]) and the
     fraction ``f`` of the way from m to m + 1. ``v`` must be in (0, V_TOP). ``grid``
-    (:func:`speed_grid`) gives a start a few steps before it."""
+    (from :func:`table`) gives a start a few steps before it."""
     m = grid[int(v / GRID_DV)]
     while t[0, m + 1] >= v:
         m += 1
@@ -118,7 +118,7 @@ def locate(t: np.ndarray, grid: np.ndarray, v: float) -> tuple[int, float]:
 @njit(cache=True, inline="always")
 def at(t: np.ndarray, row: int, k: int, f: float) -> float:
     """Row ``row`` of the table at the fractional index ``k + f``."""
-    return t[row, k] + f * (t[row, k + 1] - t[row, k])
+    return float(t[row, k] + f * (t[row, k + 1] - t[row, k]))
 
 
 @njit(cache=True, inline="always")
@@ -127,7 +127,7 @@ def spin_steps(t: np.ndarray, m: int, f: float, spin: float) -> int:
     target = at(t, 5, m, f) + spin
     lo, hi = m, t.shape[1] - 1
     if t[5, hi] < target:  # the spin outlasts the stone (the usual case)
-        return hi - m
+        return int(hi - m)
     while hi - lo > 1:
         mid = (lo + hi) >> 1
         if t[5, mid] < target:
