@@ -99,3 +99,20 @@ def test_bench_search__meters_the_engine_and_the_network_then_lets_go(
     assert f["throws_per_decision"] > 100 and f["network_calls_per_decision"] >= 1
     assert 0 < f["engine_share"] + f["network_share"] <= 1.0 + 1e-9
     assert physics.simulate_batch is original  # the meters are gone after the run
+
+
+def test_bench_physics_fcv1__figures_of_the_fcv1_ice(capsys: pytest.CaptureFixture[str]) -> None:
+    from rllib_curling.benchmarks import physics_fcv1
+
+    figures = physics_fcv1.run(batch=40, single=5, repeats=1, seed=0)
+    for key in (
+        "draw_batched_shots_per_s",
+        "midend_batched_shots_per_s",
+        "midend_single_latency_ms",
+    ):
+        assert figures[key] > 0, figures
+    assert 0.2 < figures["midend_share_with_contact"] <= 1.0  # the mid-end shots do hit stones
+    with pytest.raises(SystemExit) as done:  # `--ice fcv1` reaches the fcv1 benchmark's options
+        curling_main(["bench", "physics", "--ice", "fcv1", "--help"])
+    assert done.value.code == 0
+    assert "curling bench physics --ice fcv1" in capsys.readouterr().out
