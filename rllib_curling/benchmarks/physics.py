@@ -1,7 +1,7 @@
 """Physics benchmark: simulated shots per second on one core, and single-shot latency.
 
-Invoked as ``curling bench physics [--json]``; ``--ice fcv1`` runs the fcv1 ice's benchmark
-instead (:mod:`rllib_curling.benchmarks.physics_fcv1`, which takes the same options).
+Invoked as ``curling bench physics [--json]``; ``curling bench physics --ice fcv1`` runs the
+fcv1 ice's benchmark instead (:mod:`rllib_curling.benchmarks.physics_fcv1`, same options).
 
 Scenarios (noise on, as in play):
 
@@ -145,14 +145,6 @@ def run(batch: int, single: int, repeats: int, seed: int) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args_in = list(argv) if argv is not None else None
-    ice = argparse.ArgumentParser(add_help=False)
-    ice.add_argument("--ice", choices=("platform", "fcv1"), default="platform")
-    chosen, rest = ice.parse_known_args(args_in)
-    if chosen.ice == "fcv1":
-        from rllib_curling.benchmarks import physics_fcv1
-
-        return physics_fcv1.main(rest)
     parser = argparse.ArgumentParser(
         prog="curling bench physics", description=__doc__.splitlines()[0]
     )
@@ -163,9 +155,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of positions and throws")
     parser.add_argument(
         "--ice", choices=("platform", "fcv1"), default="platform",
-        help="which ice: the platform's, or UEC Digital Curling's fcv1",
+        help="which ice: the platform's, or UEC Digital Curling's fcv1 (`curling bench physics "
+        "--ice fcv1` runs benchmarks/physics_fcv1.py, with these options)",
     )  # fmt: skip
-    args = parser.parse_args(rest)
+    args = parser.parse_args(argv)
+    if args.ice != "platform":
+        parser.error("--ice fcv1 is benchmarked by rllib_curling.benchmarks.physics_fcv1")
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
     cpu = pin_one_core()
     figures = run(args.batch, args.single, args.repeats, args.seed)
