@@ -36,7 +36,25 @@ from rllib_curling.physics.fcv1.flight import V_TOP, free_step, jump, locate, sp
 #: A jump shorter than this many steps is taken as exact steps instead.
 MIN_JUMP = 4
 _REST_SPIN_STEP = p.SPIN_DECAY / p.SPIN_V_MIN * p.DT  # |w| lost per step by a stone at rest
+#: Half the largest change of a free stone's velocity per second (m/s^2): the deceleration at
+#: rest, |a(0)| = 0.370, with the curl's sideways 0.0082 v^0.2 <= 0.012, rounded up. A free
+#: stone's path strays less than _HALF * t * (t + dt) from the straight line at its velocity.
+_HALF = 0.5 * 0.40
 _BIG = 1 << 40
+
+
+@njit(cache=True, inline="always")
+def _safe_steps(gap: float, approach: float, speed: float, acc: float) -> int:
+    """Steps in which a free stone (or a pair) surely closes less than ``gap`` m: at most
+    ``speed`` m/s, and at most ``approach`` m/s (its velocity toward the obstacle now) plus
+    ``acc`` * t * (t + dt) m of bending by friction and curl; one step less, for safety."""
+    if gap <= 0.0:
+        return -1
+    by_speed = gap / (speed * p.DT)
+    b = max(approach, 0.0) + acc * p.DT  # acc t^2 + b t < gap
+    tau = (2.0 * gap) / (b + math.sqrt(b * b + 4.0 * acc * gap))
+    by_path = tau / p.DT
+    return int(min(max(by_speed, by_path), 1e9)) - 1
 
 
 @njit(cache=True)
@@ -65,12 +83,10 @@ def _jump_length(
         n = min(n, stop - m - 3)
         if w[i] != 0.0:
             n = min(n, spin_steps(t, m, f, abs(w[i])) - 2)
-        room = min(
-            dc.SIDE_X - dc.STONE_RADIUS - abs(pos[i, 0]),
-            dc.BACK_LINE_Y + dc.STONE_RADIUS - pos[i, 1],
-        )
-        room = min(room, pos[i, 1] - dc.STONE_RADIUS - dc.NEAR_BOARD_Y)
-        n = min(n, int(room / (v * p.DT)) - 1)
+        side = vel[i, 0] if pos[i, 0] >= 0.0 else -vel[i, 0]
+        n = min(n, _safe_steps(dc.SIDE_X - dc.STONE_RADIUS - abs(pos[i, 0]), side, v, _HALF))
+        n = min(n, _safe_steps(dc.BACK_LINE_Y + dc.STONE_RADIUS - pos[i, 1], vel[i, 1], v, _HALF))
+        n = min(n, _safe_steps(pos[i, 1] - dc.STONE_RADIUS - dc.NEAR_BOARD_Y, -vel[i, 1], v, _HALF))
         if n < MIN_JUMP:
             return n
     for i in range(N):
@@ -80,8 +96,11 @@ def _jump_length(
             closing = speed[i] + speed[j]
             if not live[j] or closing == 0.0:
                 continue
-            d = math.sqrt((pos[j, 0] - pos[i, 0]) ** 2 + (pos[j, 1] - pos[i, 1]) ** 2)
-            n = min(n, int((d - 2.0 * p.RADIUS) / (closing * p.DT)) - 1)
+            rx, ry = pos[j, 0] - pos[i, 0], pos[j, 1] - pos[i, 1]
+            d = math.sqrt(rx * rx + ry * ry)
+            approach = ((vel[i, 0] - vel[j, 0]) * rx + (vel[i, 1] - vel[j, 1]) * ry) / d
+            acc = _HALF if speed[i] == 0.0 or speed[j] == 0.0 else 2.0 * _HALF
+            n = min(n, _safe_steps(d - 2.0 * p.RADIUS, approach, closing, acc))
             if n < MIN_JUMP:
                 return n
     return n
