@@ -190,3 +190,14 @@ def test_simulate__bad_input_raises_naming_the_value(
 ) -> None:
     with pytest.raises(InvalidThrowError, match=re.escape(message)):
         simulate(position, slot, throw)
+
+
+def test_simulate__a_placed_stone_outside_the_play_area_is_removed_at_once() -> None:
+    position = np.zeros((16, 2))
+    position[8] = (2.3, 38.0)  # touches the side wall
+    position[9] = (0.0, 40.5)  # entirely beyond the back line
+    position[10] = (1.0, 38.0)
+    res = simulate(position, THROWN, (0.0, 2.4, 1.0))
+    assert [STATUS_NAMES[c] for c in res.status[[8, 9, 10]]] == ["out_side", "out_back", "in_play"]
+    assert np.array_equal(res.rest[[8, 9]], position[[8, 9]])
+    assert np.all(res.position[[8, 9]] == 0.0) and np.array_equal(res.position[10], (1.0, 38.0))

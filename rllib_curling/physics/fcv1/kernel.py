@@ -153,6 +153,12 @@ def run_shot(
     index = np.zeros(N, dtype=np.int64)
     before = np.zeros((N, 2))
     work = workspace()
+    for i in range(N):  # a placed stone outside the play area goes at the first step's test
+        code = _out(pos[i, 0], pos[i, 1]) if live[i] and i != slot else p.IN_PLAY
+        if code != p.IN_PLAY:
+            live[i] = False
+            out_status[i] = code
+            out_rest[i, 0], out_rest[i, 1] = pos[i, 0], pos[i, 1]
     frames = 0
     if record:
         _frame(traj, 0, pos, live)
