@@ -40,7 +40,6 @@ _REST_SPIN_STEP = p.SPIN_DECAY / p.SPIN_V_MIN * p.DT  # |w| lost per step by a s
 #: rest, |a(0)| = 0.370, with the curl's sideways 0.0082 v^0.2 <= 0.012, rounded up. A free
 #: stone's path strays less than _HALF * t * (t + dt) from the straight line at its velocity.
 _HALF = 0.5 * 0.40
-_BIG = 1 << 40
 
 
 @njit(cache=True, inline="always")
