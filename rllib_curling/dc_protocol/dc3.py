@@ -272,11 +272,11 @@ def decode(line: str | bytes) -> Message:
     root = Node.root(obj)
     try:
         msg = reader(root)
-        root.done()
-    except InvalidFields as err:
-        raise ProtocolError(f"{cmd} message: {err}", keyword=cmd) from err
-    except ProtocolError as err:
-        raise ProtocolError(f"{cmd} message: {err}", keyword=cmd) from err
+    except ProtocolError as err:  # a constructor's check; the fields' issues come first
+        if not root.issues:
+            raise ProtocolError(f"{cmd} message: {err}", keyword=cmd) from err
+    if root.issues:
+        raise ProtocolError(f"{cmd} message: {InvalidFields(root.issues)}", keyword=cmd)
     return msg
 
 
