@@ -146,7 +146,7 @@ class State:
             settings = root["mix_doubles_settings"]
         coords = root["stone_coordinate"]["data"] if root["stone_coordinate"].present else None
         score = root["score"]
-        state = State(
+        values = dict(
             end_number=root["end_number"].integer(0),
             total_shot_number=root["total_shot_number"].maybe_integer(0, SHOTS_PER_END),
             next_shot_team=root["next_shot_team"].maybe_choice(TEAMS),
@@ -166,8 +166,8 @@ class State:
             second_team_name=root["second_team_name"].maybe_text(),
             mixed_doubles_settings=settings.json_object() if settings.present else None,
         )
-        root.done()
-        return state
+        root.done()  # the fields' issues first, then State's own checks
+        return State(**values)  # type: ignore[arg-type]
 
     @staticmethod
     def from_event(event: Event) -> State:

@@ -169,8 +169,10 @@ class Node:
             return lo or 0
         if lo is not None and result < lo:
             self.fail("greater_than_equal", f"Input should be greater than or equal to {lo}")
-        elif hi is not None and result > hi:
+            return lo  # a placeholder within range
+        if hi is not None and result > hi:
             self.fail("less_than_equal", f"Input should be less than or equal to {hi}")
+            return hi
         return result
 
     def boolean(self) -> bool:
