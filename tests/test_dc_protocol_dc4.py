@@ -327,6 +327,7 @@ def test_sse__state_event_framing() -> None:
         sse.encode_event(sse.Event("a\nb", "x", id="7")) == b"event: x\nid: 7\ndata: a\ndata: b\n\n"
     )
     assert sse.PING == b": ping\n\n"
+    assert sse.PING_INTERVAL < sse.DC4CLIENT_READ_TIMEOUT
     with pytest.raises(ProtocolError):
         sse.encode_event(sse.Event("{}", "bad\nname"))
 

@@ -29,6 +29,10 @@ CONTENT_TYPE = "text/event-stream; charset=utf-8"
 STREAM_HEADERS = (("Cache-Control", "no-cache"), ("Connection", "keep-alive"))
 #: Longer lines are refused by EventParser (a state is a few kB).
 MAX_LINE_CHARS = 1024 * 1024
+#: dc4client 1.0.7 drops a stream silent this long (s; its ``socket_read_timeout``) and
+#: reconnects; DC4's server pings every 30 s, so a server of ours pings every PING_INTERVAL.
+DC4CLIENT_READ_TIMEOUT = 15.0
+PING_INTERVAL = 10.0
 
 _EOL = re.compile(r"\r\n|\r|\n")
 
