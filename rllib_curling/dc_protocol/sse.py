@@ -4,7 +4,8 @@ framing for a server, an incremental parser for our own client.
 An event is ``event: <name>`` and one ``data: <line>`` per line of its data, ended by a blank
 line; a line starting with ``:`` is a comment (DC4 sends ``: ping`` to keep the stream alive).
 
-- ``encode_event(Event(data, event))`` / ``encode_comment(text)``, ``PING``: the wire bytes.
+- ``encode_event(Event(data, event))`` / ``encode_comment(text)``, ``PING``: the wire bytes
+  (a server pings every ``PING_INTERVAL``, within dc4client's ``DC4CLIENT_READ_TIMEOUT``).
 - ``EventParser().feed(data) -> list[Event | Comment | ProtocolError]``: lines end with
   ``\\n``, ``\\r\\n`` or ``\\r`` (a ``\\r\\n`` split across chunks counts once); a leading BOM
   is dropped; UTF-8 split across chunks is joined; ``field: value`` loses one space after the
