@@ -25,6 +25,10 @@ SIDE_X = SHEET_WIDTH / 2
 STONE_RADIUS = 0.145
 STONE_MASS = 19.96  # kg (DC3 simulators_simulator_fcv1.hpp)
 
+#: The centre line; a stone touches it when |x - CENTRE_X| < STONE_RADIUS (DC4
+#: ``rules/no_tick_shot.hpp``).
+CENTRE_X = 0.0
+
 TEE_X = 0.0
 TEE_Y = 38.405
 TEE = (TEE_X, TEE_Y)
@@ -38,6 +42,11 @@ HOG_Y = 32.004
 #: The far back line: a stone lying entirely beyond it (y - r >= BACK_LINE_Y) is removed at once.
 BACK_LINE_Y = 40.234
 BACK_BOARD_Y = 43.892
+#: Free guard zone (DC3 ``src/apply_move.cpp`` ``IsStoneInFreeGuardZone``, DC4
+#: ``rules/free_guard_zone.hpp``): a stone in play (so past the hog line) that lies entirely in
+#: front of this line (y + STONE_RADIUS < FGZ_LINE_Y: the tee line) and outside the house
+#: (distance from the tee >= HOUSE_SCORE_RADIUS).
+FGZ_LINE_Y = TEE_Y
 #: The board behind the hack: a stone reaching it (y - r <= NEAR_BOARD_Y) is removed at once.
 NEAR_BOARD_Y = -1.829
 

@@ -66,10 +66,12 @@ def test_improve__a_shot_network_generation_starts_from_its_weights(
 
     teacher = str(ROOT / "measurements" / "agents" / "readme-network")
     argv = ["improve", teacher, str(tmp_path / "gen"), "--games", "2", "--ends", "1",
-            "--iterations", "1", "--opponents", "2", "--gate-games", "0"]  # fmt: skip
+            "--opponents", "2", "--gate-games", "0"]  # fmt: skip
     assert curling.main(argv) == 0
     err = capsys.readouterr().err
     assert "over the shots actions" in err and "from " in err and "a new network" not in err
+    # no --iterations: 80 passes over the data, at least one iteration (16 rows: one)
+    assert "1 iterations over 16 positions" in err
     assert load_policy(tmp_path / "gen" / "agent").mode == "shots"
 
 

@@ -16,6 +16,7 @@ from rllib_curling.errors import ConfigError
 from rllib_curling.game import Game, GameConfig
 from rllib_curling.offline.dataset import (
     DatasetConfig,
+    count_rows,
     generate,
     label_throw,
     play_teacher_game,
@@ -120,7 +121,7 @@ def test_generate__writes_shards_rllib_reads_and_resumes(ray_session: None, tmp_
     summaries = generate(out, SMALL, progress=lambda s, done, total: lines.append((done, total)))
     assert lines == [(1, 2), (2, 2)]
     rows = list(read_rows(out))
-    assert len(rows) == sum(s["rows"] for s in summaries) == SMALL.games * 8
+    assert len(rows) == sum(s["rows"] for s in summaries) == SMALL.games * 8 == count_rows(out)
     assert COLUMNS <= set(rows[0]) and rows[0]["obs"].shape == rows[0]["new_obs"].shape
     assert len({r["eps_id"] for r in rows}) == SMALL.games
     assert json.loads((out / "dataset.json").read_text())["teacher"] == SMALL.teacher

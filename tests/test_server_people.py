@@ -1,7 +1,8 @@
 """Seats for people on the page (``server.people`` through ``web.desk``), at the HTTP level: a
 whole game thrown and swept through the seat endpoints, recorded as any game, the running stone
 reported in real time (its path the engine's, cut at the far hog line) and sweeps taken only
-while it runs from mid-sheet to the hog line; bad calls refused with a clear error while the
+while it runs from mid-sheet to the hog line; a foul against the seat in its state (the
+position as it lies) until it chooses; bad calls refused with a clear error while the
 game goes on; the play line on the console. And ``RunningStone`` and ``PersonPlayer.sweep`` on
 their own: the path's cut, the window's timing."""
 
@@ -279,3 +280,42 @@ def test_person__a_page_without_seats_refuses_them() -> None:
         assert status == 404 and b"offers no seats" in body
     finally:
         handle.stop()
+
+
+def test_person__a_foul_against_it_is_in_its_state_until_it_chooses(
+    start_server: Any, fake_engine: None, tmp_path: Path
+) -> None:
+    # The person draws a centre guard; the client's draw lands on it and ticks it off the line
+    # (the fake engine: ``server_helpers._fake_simulate``): the person answers RESET.
+    server = start_server(http_port=0, ends=1, keys=(KEY,), log_dir=str(tmp_path),
+                          centerline_timeout=30.0)  # fmt: skip
+    web = server.web_url
+    status, seat = open_seat(web, opponent="lobby")
+    assert status == 200
+    token = seat["seat"]
+    guard = {"v": 2.22, "h": 0.0244, "w": 0.0}  # stops on the centre line at y = 8.0
+    client = RawClient(server.address[1], KEY, name="ticker")
+    box: dict[str, Transcript] = {}
+    ticks = lambda t: "BESTSHOT 2.22 0.0244 0" if t.gos == 1 else "BESTSHOT 0.5 0 0"  # noqa: E731
+    thread = threading.Thread(
+        target=lambda: box.setdefault("t", client.play(ticks, stop_after_games=1))
+    )
+    thread.start()
+    try:
+        assert wait_for(web, token, {"throw"})["foul"] is None
+        assert post(f"{web}api/seats/{token}/throw", guard)[0] == 200
+        state = wait_for(web, token, {"centerline"})
+        foul = state["foul"]
+        assert foul["index"] == 1 and foul["first_seat"] == 0  # the client's shot, stone 1
+        assert foul["position"][0] == pytest.approx([2.725, 8.0], abs=1e-3)  # ticked off
+        assert foul["position"][1] == pytest.approx([2.375, 8.0], abs=1e-3)
+        assert post(f"{web}api/seats/{token}/centerline", {"choice": "RESET"})[0] == 200
+        while not (state := wait_for(web, token, {"throw"}))["over"]:
+            assert state["foul"] is None  # answered: gone
+            assert post(f"{web}api/seats/{token}/throw", {"v": 0.5, "h": 0, "w": 0})[0] == 200
+        thread.join(30)
+    finally:
+        client.close()
+    shots = [r for r in records_of(tmp_path) if r["type"] == "shot"]
+    assert shots[1]["centerline_choice"] == "RESET" and shots[1]["centre_line_violation"]
+    assert shots[1]["position"][0] == pytest.approx([2.375, 8.0], abs=1e-3)  # restored

@@ -3,7 +3,8 @@ a whole game against level 2 (aims on the house, throws, sweeps once with the he
 the records hold those throws and the sweep; the sweep is offered only while the person's own
 stone is drawn moving on the house (which follows it) between mid-sheet and the hog line, at
 true speed, and its shot goes on from there to the record's position; the throw controls wait
-until the view has drawn every shot (and it catches up when it stopped following); a watcher's
+until the view has drawn every shot (and it catches up when it stopped following); the
+centre-line choice waits until the view draws the foul, the stones as they lie; a watcher's
 page without the key offers no control and the seat endpoint refuses it; a seat against the
 shipped agent shows its view (its top shots, its chance to win), but not over the person's
 running stone. Screenshots go to ``test-artifacts/``."""
@@ -11,11 +12,13 @@ running stone. Screenshots go to ``test-artifacts/``."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from server_helpers import RawClient
 from web_helpers import http, records_of, shoot
 
 from rllib_curling.server import start_server_thread
@@ -191,6 +194,53 @@ def test_turn__no_throw_asked_for_while_the_view_still_shows_earlier_throws(
     page.click("#play-resign")
     page.click("#play-resign")
     page.wait_for_function(f"{PLAY}.seat.over", timeout=30_000)
+
+
+def test_centre_line__the_choice_waits_until_the_page_draws_the_foul(
+    start_server: Any, fake_engine: None, page: Any, tmp_path: Path
+) -> None:
+    # The person draws a centre guard; a TCP client's draw ticks it off the line (the fake
+    # engine: ``server_helpers._fake_simulate``). Its record comes after the choice, so the page
+    # draws the seat's foul, the stones as they lie, and only then offers KEEP or RESET.
+    server = start_server(http_port=0, ends=1, keys=(KEY,), log_dir=str(tmp_path),
+                          centerline_timeout=60.0)  # fmt: skip
+    page.goto(f"{server.web_url}?key={KEY}&opponent=lobby&lang=zh-CN")
+    page.wait_for_function(f"{PLAY}.panel")
+    page.click("#play-start")
+    client = RawClient(server.address[1], KEY, name="ticker")
+    ticks = lambda t: "BESTSHOT 2.22 0.0244 0" if t.gos == 1 else "BESTSHOT 0.5 0 0"  # noqa: E731
+    thread = threading.Thread(target=lambda: client.play(ticks, stop_after_games=1), daemon=True)
+    thread.start()
+    try:
+        page.wait_for_function(f"{PLAY}.throwControls", timeout=60_000)
+        for k, value in zip("vhw", ("2.22", "0.0244", "0"), strict=True):
+            page.fill(f"#play-{k}", value)
+        page.evaluate(SAMPLER)
+        page.click("#play-go")
+        page.wait_for_function(f"{PLAY}.centerlineControls", timeout=60_000)
+        samples = page.evaluate("window.samples")
+        asked = [s for s in samples if s["play"]["centerlineControls"]]
+        waited = [s for s in samples if s["play"]["seat"]["waiting"] == "centerline"]
+        assert waited and asked
+        for s in asked:  # asked only with the foul drawn: stone 0 ticked off the line
+            assert s["view"]["foulShown"] and s["view"]["shots"] == 1, s["view"]
+            (guard,) = [d for d in s["view"]["stones"] if d["k"] == 0]
+            assert (guard["x"], guard["y"]) == pytest.approx((2.725, 8.0), abs=1e-3)
+        assert "保留" in page.inner_text("#play-centerline")  # in Chinese
+        shoot(page, "play-centerline.png")
+        page.click("#play-reset")
+        page.wait_for_function("window.curlingView.state().shots === 2", timeout=30_000)
+        view = page.evaluate("window.curlingView.state()")
+        assert not view["foulShown"]
+        (guard,) = [d for d in view["stones"] if d["k"] == 0]
+        assert (guard["x"], guard["y"]) == pytest.approx((2.375, 8.0), abs=1e-3)  # restored
+    finally:
+        page.click("#play-resign")
+        page.click("#play-resign")
+        thread.join(30)
+        client.close()
+    shots = [r for r in records_of(tmp_path) if r["type"] == "shot"]
+    assert shots[1]["centerline_choice"] == "RESET"
 
 
 def test_watcher__without_the_key_gets_no_control_and_the_endpoints_refuse(

@@ -15,8 +15,9 @@ at true speed in step with the server), and while it runs from mid-sheet to the 
 the seat waits for the page's SWEEP (a distance, 0 = none: the page offers a button held or a
 number; none on a server started with ``--sweep-window-ms 0``); a SWEEP before the stone
 reaches mid-sheet is refused (409) with the seconds still to go. After a centre-line violation
-against it, it waits for its choice. The match, its records, its watchers and replays are
-those of any game.
+against it, it waits for its choice, and the seat's state carries the foul (the shot's index and
+the position as it lies), so the page draws that position before it offers KEEP or RESET. The
+match, its records, its watchers and replays are those of any game.
 
 Bad calls are refused with a one-line reason (``web.desk.SeatRefused``) and the game goes on:
 an unknown token (404), a throw out of turn (409), numbers that are not finite (400), more than
@@ -44,6 +45,7 @@ from rllib_curling.game import GameState, Transition
 from rllib_curling.server.config import ServerConfig
 from rllib_curling.server.connection import SeatLost
 from rllib_curling.server.players import BotPlayer, Choice, LeaveHook, LostCheck, Player
+from rllib_curling.server.records import position_list
 from rllib_curling.server.throttle import KeyThrottle
 from rllib_curling.server.web.desk import SeatRefused
 from rllib_curling.server.web.events import TICK_S
@@ -122,6 +124,9 @@ class PersonPlayer(Player):
         self.running: RunningStone | None = None  # the stone thrown, while it runs
         self.thrown_at = 0.0  # loop time of its release
         self.next_shot = (0, 0)  # (index of the shot in the game, its stone) at the turn
+        #: While it waits for a centre-line choice: the opponent's shot that fouled (``index`` in
+        #: the game, ``position`` as it lies, the end's ``first_seat``), for the page to draw.
+        self.foul: dict[str, Any] | None = None
         self._answer: asyncio.Future[Any] | None = None
         self._calls: list[float] = []
         #: Called when the person resigns (the match ends the game as for a client that left).
@@ -186,7 +191,17 @@ class PersonPlayer(Player):
         return float(distance or 0.0)
 
     async def centerline_choice(self, transition: Transition, timeout: float) -> str:
-        choice = await self._wait("centerline", timeout)
+        """The page's KEEP or RESET (KEEP after ``timeout``), the foul shown to it meanwhile."""
+        before = transition.before
+        self.foul = {
+            "index": sheet.STONES_PER_END * before.end + before.shot,
+            "position": position_list(transition.state.position),
+            "first_seat": before.first_seat,
+        }
+        try:
+            choice = await self._wait("centerline", timeout)
+        finally:
+            self.foul = None
         return choice if choice in p.CENTERLINE_CHOICES else "KEEP"
 
     async def close(self, *, empties: bool = True) -> None:
@@ -327,7 +342,8 @@ class PeopleDesk:
     def state(self, token: str) -> dict[str, Any]:
         """The seat: its game, seat number, what it waits for and the seconds left, the index
         in the game of the shot it throws at its turn (``shot_index``: the page waits until it
-        has shown every shot before it), and its stone while it runs (``running_state``).
+        has shown every shot before it), its stone while it runs (``running_state``) and the
+        foul it is asked to answer (``foul``: ``PersonPlayer.foul``).
         ``in_lobby``: a lobby seat waiting for its TCP client (a seat against a level or an
         agent is never in the lobby: before its game starts, ``game_id`` is None)."""
         person = self._person(token)
@@ -337,7 +353,7 @@ class PeopleDesk:
             "name": person.name, "game_id": person.game_id, "player": person.seat,
             "waiting": person.waiting, "seconds_left": left, "mid": person.mid,
             "shot_index": person.next_shot[0], "running": person.running_state(),
-            "over": person.match_over,
+            "foul": person.foul, "over": person.match_over,
             "in_lobby": person.lobby and person.game_id is None and not person.closed,
         }  # fmt: skip
 

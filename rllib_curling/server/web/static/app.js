@@ -16,6 +16,7 @@
     shown: 0, anim: null, playing: false, follow: true, speed: 4, wait: 0,
     drawn: [], views: null, fetching: false, overlays: [],
     run: null, own: null, // a person's running stone (run), and how it was last drawn (own)
+    foul: null, foulShown: false, // a foul the person is asked to answer, and whether it is drawn
   };
 
   async function getJSON(url, options) {
@@ -309,8 +310,16 @@
     return { t, x: a[0] + (b[0] - a[0]) * u, y: a[1] + (b[1] - a[1]) * u };
   }
 
-  // Where to draw: an animation, the position shown with a person's stone running, or the
-  // position shown. ``own``: the person's stone as drawn ({k, t, x, y}), else null.
+  // The foul a person answers applies to what is shown: its game, every shot before the one
+  // that fouled (its record comes after the choice), no animation.
+  function foulHere() {
+    const f = S.foul;
+    return f != null && !S.anim && S.game != null && f.gameId === S.game.id
+      && S.shown === f.index && S.game.shots.length === f.index;
+  }
+
+  // Where to draw: an animation, the foul a person answers (the position as it lies), the
+  // position shown with a person's stone running, or the position shown. ``own``: the person's stone as drawn ({k, t, x, y}), else null.
   function scene(now) {
     if (S.anim && S.anim.ready) {
       const pos = animPositions(S.anim, now), k = S.anim.shot.shot;
@@ -318,6 +327,7 @@
       const opts = { moving: k, sweep: sweeping(S.anim.shot, pos) };
       return { pos, first: CurlingGame.firstSeatOf(S.anim.shot), opts, own };
     }
+    if (foulHere()) return { pos: S.foul.position, first: S.foul.first_seat, opts: {}, own: null };
     const st = CurlingGame.stateAt(S.game, S.shown);
     const run = S.anim ? S.anim.run : runHere() ? S.run : null; // (an animation not ready yet)
     if (!run) return { pos: st.position, first: st.stoneFirstSeat, opts: {}, own: null };
@@ -335,10 +345,11 @@
       CurlingSheet.follow(S.views.house, S.geo, null);
       CurlingSheet.drawSheet(ctxH, S.views.house, S.geo);
       CurlingSheet.drawSheet(ctxS, S.views.sheet, S.geo);
-      S.drawn = []; S.own = null;
+      S.drawn = []; S.own = null; S.foulShown = false;
       return;
     }
     const { pos, first, opts, own } = scene(now);
+    S.foulShown = foulHere();
     CurlingSheet.follow(S.views.house, S.geo, own ? own.y : null); // the house follows it
     CurlingSheet.drawSheet(ctxH, S.views.house, S.geo);
     CurlingSheet.drawSheet(ctxS, S.views.sheet, S.geo);
@@ -481,19 +492,23 @@
         own: S.own && { k: S.own.k, t: S.own.t, x: S.own.x, y: S.own.y, moving: S.own.moving,
           onHouse: S.own.onHouse, running: S.own.run != null },
         houseWindow: S.views ? [S.views.house.y0, S.views.house.y0 + S.views.house.length] : null,
-        speed: S.speed,
+        speed: S.speed, foulShown: S.foulShown,
       };
     },
     select,
     // For play.js: drawings over the sheet, and what is shown.
     addOverlay(fn) { S.overlays.push(fn); },
     current() {
-      return { game: S.game, shown: S.shown, anim: S.anim, geo: S.geo, views: S.views, follow: S.follow, own: S.own };
+      return { game: S.game, shown: S.shown, anim: S.anim, geo: S.geo, views: S.views, follow: S.follow,
+        own: S.own, foulShown: S.foulShown };
     },
     follow() { S.follow = true; $("follow").checked = true; },
     // A person's stone running ({gameId, index, stone, seat, path, dt, start: performance.now()
     // at its release}), drawn while the view shows the position just before its shot.
     run(r) { S.run = r; },
+    // A foul the person answers ({gameId, index, position, first_seat}) or null: drawn while
+    // the view shows every shot before the one that fouled (foulHere).
+    foul(f) { S.foul = f || null; },
   };
 
   main().catch((err) => { $("status").textContent = t("status.broken", { error: err.message }); });

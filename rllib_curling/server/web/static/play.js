@@ -111,6 +111,7 @@
     try {
       P.seat = await api(`/api/seats/${encodeURIComponent(P.token)}`);
       syncRun(P.seat, performance.now());
+      curlingView.foul(P.seat.foul && { ...P.seat.foul, gameId: P.seat.game_id });
       showError(null);
     } catch (err) {
       if (/no such seat/.test(err.message)) {
@@ -235,6 +236,9 @@
     if (seat.waiting !== "throw" && seat.waiting !== "centerline") return false;
     const game = view.game;
     if (!game || game.id !== seat.game_id) return true;
+    // A foul: the record of the opponent's shot comes after the choice, so the view draws the
+    // position as it lies once it has shown every shot before that one (curlingView.foul).
+    if (seat.waiting === "centerline" && seat.foul) return !view.foulShown;
     const shots = game.shots.length;
     const unseen = seat.waiting === "throw" && shots < seat.shot_index; // its events to come
     return view.anim != null || view.shown < shots || unseen;
