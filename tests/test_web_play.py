@@ -218,6 +218,7 @@ def test_centre_line__the_choice_waits_until_the_page_draws_the_foul(
         page.evaluate(SAMPLER)
         page.click("#play-go")
         page.wait_for_function(f"{PLAY}.centerlineControls", timeout=60_000)
+        page.wait_for_function("window.samples.some((s) => s.play.centerlineControls)")
         samples = page.evaluate("window.samples")
         asked = [s for s in samples if s["play"]["centerlineControls"]]
         waited = [s for s in samples if s["play"]["seat"]["waiting"] == "centerline"]
@@ -229,7 +230,8 @@ def test_centre_line__the_choice_waits_until_the_page_draws_the_foul(
         assert "保留" in page.inner_text("#play-centerline")  # in Chinese
         shoot(page, "play-centerline.png")
         page.click("#play-reset")
-        page.wait_for_function("window.curlingView.state().shots === 2", timeout=30_000)
+        shown = "(s => s.shown === 2 && !s.animating)(window.curlingView.state())"
+        page.wait_for_function(shown, timeout=30_000)  # the shot's record, drawn to its end
         view = page.evaluate("window.curlingView.state()")
         assert not view["foulShown"]
         (guard,) = [d for d in view["stones"] if d["k"] == 0]
