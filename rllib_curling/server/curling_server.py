@@ -258,10 +258,15 @@ class CurlingServer:
         conn.send(p.ConnectName(seat))
         log.info("%r seated", conn)
 
-    async def _ready(self, conn: Connection) -> bool:
-        """ISREADY and the READYOK within ``ready_timeout``; refuses the client without one."""
+    async def _ready(
+        self, conn: Connection, before_refusing: Callable[[], None] | None = None
+    ) -> bool:
+        """ISREADY and the READYOK within ``ready_timeout``; refuses the client without one
+        (``before_refusing`` first: what it held is free once it sees the connection close)."""
         if await ready_client(conn, self.config.ready_timeout):
             return True
+        if before_refusing is not None:
+            before_refusing()
         await self._refuse(conn, f"no READYOK within {self.config.ready_timeout:g} s of ISREADY")
         return False
 
@@ -296,7 +301,8 @@ class CurlingServer:
         paired = False
         try:
             self._announce_seat(conn, seat)
-            if not await self._ready(conn):
+            leave = functools.partial(self._leave_lobby, room, seat, conn)
+            if not await self._ready(conn, before_refusing=leave):
                 return False
             partner: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
             room.lobby_ready[conn] = partner
@@ -315,10 +321,14 @@ class CurlingServer:
             return paired
         finally:
             if not paired:
-                if room.lobby.get(seat) is conn:
-                    del room.lobby[seat]
-                room.lobby_ready.pop(conn, None)
-                self._seats_freed.set()
+                self._leave_lobby(room, seat, conn)
+
+    def _leave_lobby(self, room: Room, seat: int, conn: Connection) -> None:
+        """Free ``conn``'s lobby seat (if it still holds it) for whoever waits."""
+        if room.lobby.get(seat) is conn:
+            del room.lobby[seat]
+        room.lobby_ready.pop(conn, None)
+        self._seats_freed.set()
 
     def _lobby_for_a_person(self) -> Room:
         """The lobby a person from the page joins: the first room where a client waits for an

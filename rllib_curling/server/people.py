@@ -183,6 +183,8 @@ class PersonPlayer(Player):
         self.mid = [float(v) for v in mid[:5]]
         try:
             await self._wait(None, run.opens)  # to mid-sheet: nothing to answer yet
+            while not self.closed and (early := run.opens - self.elapsed()) > 0:
+                await asyncio.sleep(early)  # asyncio may wake one clock tick early (Windows)
             if self.closed:
                 return 0.0
             distance = await self._wait("sweep", run.closes - run.opens)
