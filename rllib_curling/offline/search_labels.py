@@ -54,7 +54,7 @@ from rllib_curling.aiming.shots import N_SHOTS
 from rllib_curling.bots.base import Bot, Throw, finish
 from rllib_curling.bots.search import Judgement
 from rllib_curling.env.spaces import ACTION_MASK, observe_state
-from rllib_curling.game import GameState, Result
+from rllib_curling.game import GameState
 
 
 class JudgingBot(Bot):
@@ -114,52 +114,33 @@ def play_labelled_game(
     rng: np.random.Generator, eps: str,
 ) -> list[dict[str, Any]]:  # fmt: skip
     """One game; the rows of every turn of the seats in ``labelled`` (whose players are
-    ``JudgingBot``\\ s), each seat's rows in order, ``eps_id`` ``"<eps>-<seat>"``."""
-    from rllib_curling.bots.matches import play_game
-    from rllib_curling.env.rewards import game_reward
-    from rllib_curling.game import GameConfig
+    ``JudgingBot``\\ s), each seat's rows in order, ``eps_id`` ``"<eps>-<seat>"``
+    (``offline.game_rows``)."""
+    from rllib_curling.offline.game_rows import play_rows
 
-    rows: dict[int, list[dict[str, Any]]] = {seat: [] for seat in labelled}
-    turns: dict[int, list[GameState]] = {seat: [] for seat in labelled}
-    last: list[GameState] = []
+    def label(state: GameState, seat: int, throw: tuple[float, ...]) -> dict[str, Any]:
+        bot = players[seat]
+        assert isinstance(bot, JudgingBot) and bot.last is not None
+        return label_row(state, seat, bot.last, throw, bot.search.spec.reply)  # type: ignore[arg-type]
 
-    def on_shot(state: GameState, throw: tuple[float, ...]) -> None:
-        seat = state.next_seat
-        if seat in rows:
-            bot = players[seat]
-            assert isinstance(bot, JudgingBot) and bot.last is not None
-            replies = bot.search.spec.reply
-            rows[seat].append(label_row(state, seat, bot.last, throw, replies))  # type: ignore[arg-type]
-            turns[seat].append(state)
+    def observe(state: GameState, seat: int) -> Any:
+        return observe_state(state, seat, "shots")
 
-    def on_throw(_t: Any, state: GameState, _throw: Any, _ice: Any) -> None:
-        last[:] = [state]
+    rows = play_rows(players, labelled, config, rng, eps, label, observe)
+    add_value_targets(rows, config.ends)
+    return rows
 
-    play_game(players, GameConfig(ends=config.ends), rng, on_shot=on_shot, on_throw=on_throw)
-    final = last[0]
+
+def add_value_targets(rows: list[dict[str, Any]], ends: int) -> None:
+    """Each row's ``value_target`` (module table) from the rows of its episode after it (rows
+    in ``play_rows``' order: each seat's turns in order)."""
     table = win_table.load()
-    out: list[dict[str, Any]] = []
-    for seat in labelled:
-        scores = [s[seat] - s[1 - seat] for s in final.end_scores]
-        result = final.result_for(seat)
-        for k, row in enumerate(rows[seat]):
-            done = k == len(rows[seat]) - 1
-            before = turns[seat][k]
-            after = final if done else turns[seat][k + 1]
-            finished = scores[len(before.end_scores) : len(after.end_scores)]
-            reward = game_reward(config.reward, finished, result, done, config.score_weight)
-            if finished:  # this was the mover's last stone of the end
-                ends_after = config.ends - before.end - 1
-                target = float(table.after_end(row["score_diff"], scores[before.end], ends_after,
-                                               row["hammer"]))  # fmt: skip
-            else:  # level 8's values may step outside [0, 1] by a points tiebreak
-                target = min(max(float(rows[seat][k + 1]["search_value"]), 0.0), 1.0)
-            row.update(
-                value_target=np.float32(target),
-                eps_id=f"{eps}-{seat}", rewards=np.float32(reward),
-                new_obs=observe_state(after, seat, "shots"), terminateds=done, truncateds=False,
-                end_points=np.float32(scores[before.end]),
-                result=np.float32(Result(result).points),
-            )  # fmt: skip
-            out.append(row)
-    return out
+    for k, row in enumerate(rows):
+        following = rows[k + 1] if k + 1 < len(rows) else None
+        if row["terminateds"] or following is None or following["end"] != row["end"]:
+            # this was the mover's last stone of the end: the win table's value of its score
+            target = float(table.after_end(row["score_diff"], int(row["end_points"]),
+                                           ends - row["end"] - 1, row["hammer"]))  # fmt: skip
+        else:  # level 8's values may step outside [0, 1] by a points tiebreak
+            target = min(max(float(following["search_value"]), 0.0), 1.0)
+        row["value_target"] = np.float32(target)
