@@ -13,7 +13,13 @@ from pathlib import Path
 import pytest
 
 from rllib_curling.cli import CommandError, UsageError, dispatch
-from rllib_curling.cli.options import SearchOptions, level_list, level_range, load_player
+from rllib_curling.cli.options import (
+    SearchOptions,
+    level_list,
+    level_range,
+    load_player,
+    opponent_list,
+)
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -132,10 +138,33 @@ def test_level_list__parses_and_checks_each_level() -> None:
         parse("two")
 
 
+def test_opponent_list__levels_self_and_agents_in_order(tmp_path: Path) -> None:
+    parse = opponent_list("opponent")
+    assert parse("self,builtin,6") == ("self", "builtin", 6)
+    assert parse(f" 8 ,{tmp_path}, policy:builtin") == (8, str(tmp_path), "policy:builtin")
+    with pytest.raises(argparse.ArgumentTypeError, match=r"opponent must be one of \[0, 1"):
+        parse("self,9")
+    with pytest.raises(argparse.ArgumentTypeError, match="opponent 'nope': no checkpoint dir"):
+        parse("self,nope")
+    with pytest.raises(argparse.ArgumentTypeError, match="like self,builtin,6,8"):
+        parse(",")
+
+
+def test_improve_and_dataset__take_the_same_league() -> None:
+    from rllib_curling.cli.curling import build_parser
+
+    parser = build_parser()
+    improve = parser.parse_args(["improve", "builtin", "out", "--opponents", "self,builtin,6"])
+    dataset = parser.parse_args(["dataset", "out", "--opponents", "self,builtin,6"])
+    assert improve.opponents == dataset.opponents == ("self", "builtin", 6)
+    assert parser.parse_args(["improve", "builtin", "out"]).opponents == ("self", 6, 8)
+
+
 @pytest.mark.parametrize(
     "argv",
     [
         ["dataset", "out", "--opponents", "4,9"],
+        ["dataset", "out", "--opponents", "self,no-such-agent"],
         ["improve", "builtin", "out", "--opponents", "4,x"],
         ["match", "1", "0", "--ends", "0"],
         ["ladder", "--games", "0"],

@@ -22,6 +22,7 @@ from rllib_curling.offline.dataset import (
     play_teacher_game,
     read_rows,
     shard_dir,
+    shard_rows,
     template_throws,
 )
 
@@ -32,10 +33,15 @@ SMALL = DatasetConfig(teacher=5, opponents=(2,), games=4, ends=1, games_per_shar
 COLUMNS = {"eps_id", "obs", "actions", "rewards", "new_obs", "terminateds", "truncateds"}
 
 
+#: An agent folder whose network plays alone (its search settings: k=0): a quick opponent.
+AGENT = str(Path(__file__).resolve().parents[1] / "measurements" / "agents" / "readme-network")
+
+
 def _game(seat: int, config: DatasetConfig = SMALL, seed: int = 3) -> list[dict]:
     teacher, opponent = make_bot(config.teacher), make_bot(config.opponents[0])
+    players = (teacher, opponent) if seat == 0 else (opponent, teacher)
     rng = np.random.default_rng(seed)
-    return play_teacher_game(teacher, opponent, SearchBot(8), seat, config, rng, "g")
+    return play_teacher_game(players, (seat,), SearchBot(8), config, rng, "g")
 
 
 def _mid_end_state():
@@ -112,6 +118,67 @@ def test_dataset_config__refuses_bad_settings() -> None:
         DatasetConfig(teacher=9)
     with pytest.raises(ConfigError, match="teacher"):
         DatasetConfig(teacher="")
+    with pytest.raises(ConfigError, match=r"opponent must be one of \[0, 1"):
+        DatasetConfig(opponents=("self", 9))
+    for bad in ("", "6,8"):
+        with pytest.raises(ConfigError, match="an opponent is a level, self or an agent"):
+            DatasetConfig(opponents=(6, bad))
+
+
+def test_shard_rows__self_play_in_discrete_mode_labels_both_seats() -> None:
+    config = dataclasses.replace(SMALL, opponents=("self",), games=1, games_per_shard=1)
+    rows, summary = shard_rows(config, 0)
+    assert summary["rows"] == len(rows) == 16  # one end: both seats' 8 stones
+    assert summary["score_rate"] == 0.5  # the teacher's result either way
+    for seat in (0, 1):
+        mine = [r for r in rows if r["eps_id"] == f"0-0-{seat}"]
+        assert [r["terminateds"] for r in mine] == [False] * 7 + [True]
+        for before, after in zip(mine, mine[1:], strict=False):
+            np.testing.assert_array_equal(before["new_obs"], after["obs"])
+    assert sum(float(r["result"]) for r in rows if r["terminateds"]) == 1.0  # W + L or ½ + ½
+    # each seat's rows see the sheet from that seat: the first stones' views differ
+    assert not np.array_equal(rows[0]["obs"], rows[8]["obs"])
+
+
+def test_shard_rows__an_agent_opponent_loads_once_and_is_not_labelled() -> None:
+    from rllib_curling.cli.commands.dataset import make_opponents_of
+
+    config = dataclasses.replace(SMALL, opponents=(AGENT,), games=2, games_per_shard=2)
+    with pytest.raises(ConfigError, match="make_opponents is needed"):
+        shard_rows(config, 0)
+    made = make_opponents_of(config)[AGENT]
+    loads: list[int] = []
+    seats: list[int] = []  # the seat of every throw the agent chose
+
+    def make() -> object:
+        bot = made()
+        choose = bot.choose
+        loads.append(1)
+
+        def counted(state, rng):  # type: ignore[no-untyped-def]
+            seats.append(state.next_seat)
+            return choose(state, rng)
+
+        bot.choose = counted
+        return bot
+
+    rows, summary = shard_rows(config, 0, make_opponents={AGENT: make})
+    assert loads == [1]  # once per shard, not per game
+    assert seats == [1] * 8 + [0] * 8  # it played the seat the teacher did not (game % 2)
+    assert summary["rows"] == len(rows) == 16  # only the teacher's 8 stones of each game
+    assert sorted({r["eps_id"] for r in rows}) == ["0-0-0", "0-1-1"]
+
+
+def test_dataset__a_bad_opponent_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    from rllib_curling.cli import curling
+
+    # a folder without a checkpoint: refused when it is loaded, before any game
+    assert curling.main(["dataset", str(tmp_path / "out"), "--opponents", f"6,{tmp_path}"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("curling dataset: ") and str(tmp_path) in err and err.count("\n") == 1
+    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.slow

@@ -91,9 +91,8 @@ def test_judging_bot__throws_the_best_candidate() -> None:
     assert np.allclose(throw, bot.last.throws[bot.last.order[0]])
 
 
-def test_dataset_config__self_needs_shots_and_levels_need_a_search() -> None:
-    with pytest.raises(ConfigError, match="'self' needs action='shots'"):
-        DatasetConfig(opponents=("self",))
+def test_dataset_config__shot_teachers_are_search_levels_and_labels_need_shots() -> None:
+    assert DatasetConfig(opponents=("self",)).opponents == ("self",)  # discrete self-play too
     with pytest.raises(ConfigError, match="search level"):
         DatasetConfig(teacher=4, action="shots")
     with pytest.raises(ConfigError, match="action must be one of"):

@@ -2,14 +2,18 @@
 
 A **teacher** (a built-in level, e.g. 8, the deepest search; or a checkpoint's agent with its
 search, ``make_teacher``: expert iteration) plays ``games`` games against a mix
-of ``opponents`` (levels, a pair of games each in turn: one with the hammer, one without), on the
-engine directly (no server), in parallel Ray tasks of ``games_per_shard`` games. Each teacher
-turn becomes one row of RLlib's columnar offline format (Ray 2.60, ``OfflinePreLearner``), as
-``CurlingEnv`` with ``action="discrete"`` would have recorded it from the teacher's seat:
+of ``opponents`` (a pair of games each in turn: one with the hammer, one without), on the
+engine directly (no server), in parallel Ray tasks of ``games_per_shard`` games. An opponent is
+a level, ``"self"`` (the teacher in both seats, both labelled) or an agent with its search
+(``make_opponents``, loaded once per task; unlabelled). Each teacher turn becomes one row of
+RLlib's columnar offline format (Ray 2.60, ``OfflinePreLearner``), as ``CurlingEnv`` with
+``action="discrete"`` would have recorded it from the teacher's seat (``offline.game_rows``
+plays the game and adds the columns that come after the turn):
 
 | column          | shape, type      | what                                                 |
 |-----------------|------------------|------------------------------------------------------|
-| ``eps_id``      | str              | one episode per game: ``"<seed>-<game>"``            |
+| ``eps_id``      | str              | one episode per game and labelled seat:              |
+|                 |                  | ``"<seed>-<game>-<seat>"``                           |
 | ``obs``         | (OBS_SIZE,) f32  | ``observation.encode_observation``, teacher's view   |
 | ``actions``     | int64            | the template nearest the teacher's throw by outcome  |
 | ``rewards``     | f32              | the env's reward of the step (``env.rewards``; the   |
@@ -46,7 +50,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -55,7 +59,6 @@ import numpy as np
 
 from rllib_curling import observation
 from rllib_curling.errors import ConfigError
-from rllib_curling.game import Result
 
 if TYPE_CHECKING:
     from rllib_curling.bots.candidates import SearchSpec
@@ -79,8 +82,11 @@ class DatasetConfig:
     #: A built-in level, or a checkpoint (its path, or ``"builtin"``) whose agent plays as it
     #: does by default (its search included): ``generate`` then needs ``make_teacher``.
     teacher: int | str = 8
-    #: Levels, and ``"self"``: the teacher against itself (with ``action="shots"``; both seats
-    #: are labelled).
+    #: In turn: levels; ``"self"``, the teacher against itself (both seats labelled); and
+    #: agents (a checkpoint's path, or ``"builtin"``: ``generate`` then needs
+    #: ``make_opponents``), each playing as it does by default, its search included (only the
+    #: teacher's seat labelled). The league of ``curling improve``: self, past generations,
+    #: levels 6-8.
     opponents: tuple[int | str, ...] = (4, 6, 8)
     games: int = 200
     ends: int = 4
@@ -110,19 +116,19 @@ class DatasetConfig:
         elif not self.teacher:
             raise ConfigError("teacher: a level or a checkpoint is needed")
         if not self.opponents:
-            raise ConfigError("opponents: at least one level is needed")
+            raise ConfigError("opponents: at least one is needed (a level, self or an agent)")
         if self.action not in ACTIONS:
             raise ConfigError(f"action must be one of {list(ACTIONS)}, got {self.action!r}")
         if self.labels not in LABELS:
             raise ConfigError(f"labels must be one of {list(LABELS)}, got {self.labels!r}")
         if self.labels != "search" and self.action != "shots":
             raise ConfigError(f"labels={self.labels!r} needs action='shots'")
-        for level in self.opponents:
-            if level == SELF and self.action == "shots":
-                continue
-            if level == SELF:
-                raise ConfigError("opponent 'self' needs action='shots' (both seats labelled)")
-            check_level(level, "opponent")
+        for opponent in self.opponents:
+            if isinstance(opponent, str) and opponent.strip() and "," not in opponent:
+                continue  # self, or an agent: its loader says whether it is one
+            if isinstance(opponent, str):
+                raise ConfigError(f"an opponent is a level, self or an agent, got {opponent!r}")
+            check_level(opponent, "opponent")
         from rllib_curling.bots.search import SPECS
 
         if self.action == "shots" and isinstance(self.teacher, int) and self.teacher not in SPECS:
@@ -139,6 +145,11 @@ class DatasetConfig:
     def shard_games(self, shard: int) -> range:
         start = shard * self.games_per_shard
         return range(start, min(start + self.games_per_shard, self.games))
+
+    @property
+    def agent_opponents(self) -> list[str]:
+        """The opponents that are agents (neither a level nor ``"self"``), each once."""
+        return [o for o in dict.fromkeys(self.opponents) if isinstance(o, str) and o != SELF]
 
     def opponent_of(self, game: int) -> int | str:
         """Each opponent plays a pair of games in turn (hammer alternating within the pair)."""
@@ -177,60 +188,34 @@ def label_throw(state: Any, throw: Sequence[float], judge: Any) -> tuple[int, np
 
 
 def play_teacher_game(
-    teacher: Any, opponent: Any, judge: Any, seat: int, config: DatasetConfig,
-    rng: np.random.Generator, eps_id: str,
+    players: Sequence[Any], labelled: Sequence[int], judge: Any, config: DatasetConfig,
+    rng: np.random.Generator, eps: str,
 ) -> list[dict[str, Any]]:  # fmt: skip
-    """One game, ``teacher`` in ``seat``: the rows of the teacher's turns (module table)."""
-    from rllib_curling.bots.matches import play_game
-    from rllib_curling.env.rewards import game_reward
-    from rllib_curling.game import GameConfig
+    """One game of ``players`` (seat 0, seat 1): the rows of the turns of the seats in
+    ``labelled`` (module table; ``offline.game_rows``), templates judged by ``judge``."""
+    from rllib_curling.offline.game_rows import play_rows
 
-    rows: list[dict[str, Any]] = []
-    turns: list[Any] = []  # the state at each teacher turn
-    last: list[Any] = []
-
-    def on_shot(state: Any, throw: tuple[float, ...]) -> None:
-        if state.next_seat != seat:
-            return
+    def label(state: Any, seat: int, throw: tuple[float, ...]) -> dict[str, Any]:
         action, values = label_throw(state, throw, judge)
-        turns.append(state)
-        rows.append({
-            "eps_id": eps_id, "obs": observation.state_observation(state, seat), "actions": action,
+        return {
+            "obs": observation.state_observation(state, seat), "actions": action,
             "throw": np.asarray(throw, dtype=np.float32), "action_values": values,
-        })  # fmt: skip
+        }  # fmt: skip
 
-    def on_throw(_t: Any, state: Any, _throw: Any, _ice: Any) -> None:
-        last[:] = [state]
-
-    players = (teacher, opponent) if seat == 0 else (opponent, teacher)
-    play_game(players, GameConfig(ends=config.ends), rng, on_shot=on_shot, on_throw=on_throw)
-    final = last[0]
-    scores = [s[seat] - s[1 - seat] for s in final.end_scores]
-    result = final.result_for(seat)
-    for k, row in enumerate(rows):
-        done = k == len(rows) - 1
-        after = final if done else turns[k + 1]
-        finished = scores[len(turns[k].end_scores) : len(after.end_scores)]
-        reward = game_reward(config.reward, finished, result, done, config.score_weight)
-        row.update(
-            rewards=np.float32(reward),
-            new_obs=observation.state_observation(after, seat),
-            terminateds=done, truncateds=False,
-            end_points=np.float32(scores[turns[k].end]),
-            result=np.float32(Result(result).points),
-        )  # fmt: skip
-    return rows
+    return play_rows(players, labelled, config, rng, eps, label, observation.state_observation)
 
 
-#: ``make_teacher()``: the teacher ``Bot`` of a checkpoint teacher, built in the worker.
+#: ``make_teacher()``: the teacher ``Bot`` of a checkpoint teacher; ``make_opponents[name]()``:
+#: an agent opponent's ``Bot``. Built in the worker, once per shard.
 MakeTeacher = Callable[[], Any]
+MakeOpponents = Mapping[str, MakeTeacher]
 
 
 def shard_rows(
-    config: DatasetConfig, shard: int, make_teacher: MakeTeacher | None = None
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    config: DatasetConfig, shard: int, make_teacher: MakeTeacher | None = None,
+    make_opponents: MakeOpponents | None = None,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:  # fmt: skip
     """The rows of shard ``shard``'s games and a summary (games, rows, results, seconds)."""
-    from rllib_curling.bots import make_bot
     from rllib_curling.bots.search import SearchBot
 
     start = time.perf_counter()
@@ -241,7 +226,8 @@ def shard_rows(
         teacher = level_teacher(config.teacher, config.action, config.labels)
     else:
         raise ConfigError(f"teacher {config.teacher!r} is a checkpoint: give make_teacher too")
-    opponents = {o: teacher if o == SELF else make_bot(int(o)) for o in set(config.opponents)}
+    check_opponents(config, make_opponents)
+    opponents = {o: _opponent(o, teacher, make_opponents) for o in dict.fromkeys(config.opponents)}
     rows: list[dict[str, Any]] = []
     results: list[float] = []
     for game in config.shard_games(shard):
@@ -249,15 +235,15 @@ def shard_rows(
         seat = game % 2
         eps = f"{config.seed}-{game}"
         opponent = opponents[config.opponent_of(game)]
+        players = (teacher, opponent) if seat == 0 else (opponent, teacher)
+        labelled = (0, 1) if opponent is teacher else (seat,)  # self-play: both seats teach
         if config.action == "shots":
             from rllib_curling.offline.search_labels import play_labelled_game
 
-            players = (teacher, opponent) if seat == 0 else (opponent, teacher)
-            labelled = (0, 1) if opponent is teacher else (seat,)
             game_rows = play_labelled_game(players, labelled, config, rng, eps)
         else:
             judge = judge or SearchBot(8)
-            game_rows = play_teacher_game(teacher, opponent, judge, seat, config, rng, eps)
+            game_rows = play_teacher_game(players, labelled, judge, config, rng, eps)
         rows += game_rows
         # the teacher's result: its seat's last row (self-play: ½ per seat, so ½ either way)
         results.append(float(np.mean([r["result"] for r in game_rows if r["terminateds"]])))
@@ -269,6 +255,25 @@ def shard_rows(
         best = [int(np.argmax(r["action_values"]) == r["actions"]) for r in rows]
         summary["label_agreement"] = float(np.mean(best))
     return rows, summary
+
+
+def check_opponents(config: DatasetConfig, make_opponents: MakeOpponents | None) -> None:
+    """``ConfigError`` naming the agent opponents that ``make_opponents`` cannot build."""
+    missing = [o for o in config.agent_opponents if o not in (make_opponents or {})]
+    if missing:
+        raise ConfigError(f"opponents {missing} are agents: make_opponents is needed for them")
+
+
+def _opponent(name: int | str, teacher: Any, make_opponents: MakeOpponents | None) -> Any:
+    """The ``Bot`` of opponent ``name``: a level's bot, the teacher itself, or an agent's."""
+    from rllib_curling.bots import make_bot
+
+    if name == SELF:
+        return teacher
+    if isinstance(name, str):
+        assert make_opponents is not None  # check_opponents
+        return make_opponents[name]()
+    return make_bot(name)
 
 
 def level_teacher(level: int, action: str, labels: str = "search") -> Any:
@@ -352,14 +357,17 @@ def generate(
     config: DatasetConfig,
     progress: Callable[[dict[str, Any], int, int], None] | None = None,
     make_teacher: MakeTeacher | None = None,
+    make_opponents: MakeOpponents | None = None,
 ) -> list[dict[str, Any]]:
     """Play and write every shard not written yet (Ray tasks, one CPU each); the shards'
     summaries in the order they finished. ``progress(summary, done, total)`` after each.
-    ``make_teacher`` (picklable) builds a checkpoint teacher in each task."""
+    ``make_teacher`` (picklable) builds a checkpoint teacher in each task, ``make_opponents``
+    (by name) the agent opponents."""
     import ray
 
     if isinstance(config.teacher, str) and make_teacher is None:
         raise ConfigError(f"teacher {config.teacher!r} is a checkpoint: make_teacher is needed")
+    check_opponents(config, make_opponents)
     path = Path(out).expanduser()
     check_config(path, config)
     todo = pending_shards(path, config)
@@ -372,7 +380,7 @@ def generate(
     # otherwise start a thread per core in every task, and the tasks would fight over them.
     threads = {"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
     task = ray.remote(num_cpus=1, runtime_env={"env_vars": threads})(shard_rows)
-    waiting = {task.remote(config, shard, make_teacher): shard for shard in todo}
+    waiting = {task.remote(config, shard, make_teacher, make_opponents): shard for shard in todo}
     summaries: list[dict[str, Any]] = []
     while waiting:
         ready, _ = ray.wait(list(waiting), num_returns=1)

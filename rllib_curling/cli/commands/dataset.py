@@ -11,11 +11,14 @@ import argparse
 import json
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rllib_curling.cli import UsageError
-from rllib_curling.cli.options import add_ends, level_list, positive_int
+from rllib_curling.cli.options import add_ends, opponent_list, positive_int
 from rllib_curling.cli.players import Agent, Level, player_type
+
+if TYPE_CHECKING:
+    from rllib_curling.offline.dataset import DatasetConfig
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -30,7 +33,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "dataset",
         help="write a teacher's games as RLlib offline data (BC, MARWIL)",
         description="Play a teacher (a level, or a checkpoint's agent with its search) against "
-        "opponent levels (a pair of games each in "
+        "opponents (levels, itself, other agents; a pair of games each in "
         "turn, the hammer alternating) and write every teacher turn as a row of RLlib's "
         "columnar offline format (Parquet): observation, the nearest shot template by outcome, "
         "reward, next observation, plus the teacher's throw, every template's value (soft "
@@ -44,11 +47,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help=f"teacher: a level ({d.teacher}), or a checkpoint (builtin: the shipped agent) "
         "whose agent plays as it does by default, its search included (expert iteration)",
     )  # fmt: skip
-    p.add_argument(
-        "--opponents", type=_opponents, default=",".join(map(str, d.opponents)),
-        help=f"opponent levels, in turn ({','.join(map(str, d.opponents))}); with --action "
-        "shots also 'self': the teacher against itself, both seats labelled",
-    )  # fmt: skip
+    add_opponents(p, ",".join(map(str, d.opponents)))
     p.add_argument(
         "--action", choices=ACTIONS, default=d.action,
         help=f"the rows' actions ({d.action}): 'discrete' labels the shot template nearest the "
@@ -73,12 +72,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _opponents(text: str) -> tuple[int | str, ...]:
-    """``--opponents``: levels like ``6,8``, and ``self``."""
-    parts = [part.strip() for part in text.split(",") if part.strip()]
-    levels = level_list("opponent")(",".join(p for p in parts if p != "self") or "0")
-    it = iter(levels)
-    return tuple("self" if part == "self" else next(it) for part in parts)
+def add_opponents(p: argparse.ArgumentParser, default: str) -> None:
+    """``--opponents``, the league the teacher plays (``options.opponent_list``); ``curling
+    improve``'s too."""
+    p.add_argument(
+        "--opponents", type=opponent_list("opponent"), default=default,
+        help=f"the opponents, a pair of games each in turn ({default}): levels; 'self', the "
+        "teacher against itself (both seats labelled); agents (builtin, an agent folder or "
+        "checkpoint, e.g. a past generation's OUT/agent; policy:CHECKPOINT: its network "
+        "alone), each with its own search, unlabelled. E.g. self,builtin,6,8",
+    )  # fmt: skip
 
 
 def _teacher(text: str) -> int | str:
@@ -105,15 +108,40 @@ def make_teacher_of(teacher: int | str, action: str = "discrete", labels: str = 
 
     from rllib_curling.agent.player import agent_bot
     from rllib_curling.agent.search import shot_teacher
+
+    make: Any = functools.partial(shot_teacher, labels=labels) if action == "shots" else agent_bot
+    return _loaded(make, teacher, name=f"teacher {teacher}")
+
+
+def make_opponents_of(config: DatasetConfig) -> dict[str, Any]:
+    """``generate``'s ``make_opponents``: for each agent opponent (``options.opponent_list``),
+    its agent as it plays by default (``agent_bot``; ``policy:CHECKPOINT``: its network alone),
+    paths made absolute; loads each now, so a bad one fails in one line."""
+    from rllib_curling.agent.player import agent_bot
+    from rllib_curling.cli.players import Agent, parse_player
+
+    makes = {}
+    for name in config.agent_opponents:
+        try:
+            agent = parse_player(name, (Agent,))
+        except ValueError as exc:
+            raise ValueError(f"opponent {name!r}: {exc}") from None
+        assert isinstance(agent, Agent)
+        search = {} if agent.search else {"search": 0}
+        makes[name] = _loaded(agent_bot, agent.checkpoint, name=f"opponent {name}", **search)
+    return makes
+
+
+def _loaded(make: Any, checkpoint: str, **kwargs: Any) -> Any:
+    """``make`` of ``checkpoint`` (its path made absolute) as a picklable factory, after one
+    load now: a bad checkpoint fails here, in one line."""
+    import functools
+
     from rllib_curling.rl.checkpoints import find_checkpoint
 
-    path = str(find_checkpoint(teacher))
-    if action == "shots":
-        make: Any = functools.partial(shot_teacher, labels=labels)
-    else:
-        make = agent_bot
-    make(path)  # loads now: a bad checkpoint fails here, in one line
-    return functools.partial(make, path, name=f"teacher {teacher}")
+    path = str(find_checkpoint(checkpoint))
+    make(path, **kwargs)
+    return functools.partial(make, path, **kwargs)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -127,6 +155,7 @@ def run(args: argparse.Namespace) -> int:
             action=args.action, labels=args.labels,
         )  # fmt: skip
         make_teacher = make_teacher_of(config.teacher, config.action, config.labels)
+        make_opponents = make_opponents_of(config)
     except (ConfigError, ValueError, FileNotFoundError) as exc:
         raise UsageError(str(exc)) from None
     start = time.perf_counter()
@@ -137,14 +166,14 @@ def run(args: argparse.Namespace) -> int:
         todo = len(pending_shards(Path(args.out).expanduser(), config))
         teacher = config.teacher if isinstance(config.teacher, str) else f"level {config.teacher}"
         print(
-            f"curling dataset: {teacher} against levels "
-            f"{', '.join(map(str, config.opponents))}, "
+            f"curling dataset: {teacher} against {', '.join(map(str, config.opponents))}, "
             f"{config.games} games in {config.shards} shards; {todo} to play",
             file=sys.stderr, flush=True,
         )  # fmt: skip
         summaries = generate(
-            args.out, config, progress=progress_line(start, todo), make_teacher=make_teacher
-        )
+            args.out, config, progress=progress_line(start, todo), make_teacher=make_teacher,
+            make_opponents=make_opponents,
+        )  # fmt: skip
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     rows = sum(s["rows"] for s in summaries)

@@ -13,8 +13,14 @@ from typing import Any
 from rllib_curling.agent.gate import GATE_GAMES, GATE_SCORE
 from rllib_curling.agent.policy import SearchDefaults
 from rllib_curling.cli import UsageError
-from rllib_curling.cli.options import add_ends, level_list, non_negative_int, positive_int
+from rllib_curling.cli.commands.dataset import add_opponents
+from rllib_curling.cli.options import add_ends, non_negative_int, positive_int
 
+#: ``--opponents`` by default, the league of issue 33: the agent against itself (both seats
+#: labelled) and levels 6 and 8 (past generations join by their folders, e.g. gen1/agent).
+#: Against levels 4-8 alone the shipped agent wins 85-100 %, its value targets are nearly all
+#: +1, and a generation so made lost its gate (36 %: measurements/RESULTS.md).
+LEAGUE = "self,6,8"
 #: The experiment's name under OUT/results.
 EXPERIMENT = "improve"
 #: The new agent's search settings when AGENT has none (a checkpoint): the shipped agent's.
@@ -32,20 +38,22 @@ ROWS_PER_ITERATION = 20 * 1024
 
 DESCRIPTION = f"""\
 The agent (a checkpoint or an agent folder; builtin: the one in the package) plays with its
-search as the teacher, its games become offline data, the network retrains on them from the
-agent's own weights (behaviour cloning with soft targets, and the value head on the games'
-results), the result is exported as a new agent folder with the same search settings, and the
-new agent plays the old one head to head: it is kept only if it scores at least
-{100 * GATE_SCORE:.0f} % (draws count half):
+search as the teacher against a league (--opponents: itself, both seats labelled; past
+generations' agents with their own search; levels 6-8), its games become offline data, the
+network retrains on them from the agent's own weights (behaviour cloning with soft targets, and
+the value head on the games' results), the result is exported as a new agent folder with the
+same search settings, and the new agent plays the old one head to head: it is kept only if it
+scores at least {100 * GATE_SCORE:.0f} % (draws count half):
 
-    OUT/data/          curling dataset OUT/data --teacher AGENT --games N [--action shots]
+    OUT/data/          curling dataset OUT/data --teacher AGENT --opponents self,6,8 ...
     OUT/results/       rllib train (BC on OUT/data, starting from AGENT, N iterations)
     OUT/agent/         curling export OUT/results/improve OUT/agent (AGENT's search settings)
     OUT/gate/          OUT/agent against AGENT, --gate-games games; gate/gate.json: kept or not
 
 Each stage is skipped when its output is there (the gate resumes game slice by slice), so an
 interrupted generation resumes with the same command. A kept agent starts the next generation,
-curling improve OUT/agent OUT2; one not kept leaves AGENT the best (try more games).
+with AGENT in its league: curling improve OUT/agent OUT2 --opponents self,AGENT,6,8; one not
+kept leaves AGENT the best (try more games).
 """
 
 
@@ -60,8 +68,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "or builtin")  # fmt: skip
     p.add_argument("out", metavar="OUT", help="the generation's folder (created; resumed)")
     p.add_argument("--games", type=positive_int, default=400, help="teacher games (400)")
-    p.add_argument("--opponents", type=level_list("opponent"), default="4,6,8",
-                   help="opponent levels, in turn (4,6,8)")  # fmt: skip
+    add_opponents(p, LEAGUE)
     add_ends(p)
     p.add_argument("--seed", type=int, default=1, help="seed of the games (1; the shipped "
                    "agent's data used 0)")  # fmt: skip
@@ -89,7 +96,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from rllib_curling.agent.policy import load_policy
-    from rllib_curling.cli.commands.dataset import init_ray, make_teacher_of, progress_line
+    from rllib_curling.cli.commands.dataset import (
+        init_ray,
+        make_opponents_of,
+        make_teacher_of,
+        progress_line,
+    )
     from rllib_curling.errors import ConfigError
     from rllib_curling.offline.dataset import (
         DatasetConfig,
@@ -115,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
         )  # fmt: skip
         # loads it now: a bad agent fails in one line
         make_teacher = make_teacher_of(args.agent, action, labels)
+        make_opponents = make_opponents_of(config)
     except (ConfigError, ValueError, FileNotFoundError) as exc:
         raise UsageError(str(exc)) from None
     import ray
@@ -131,9 +144,10 @@ def run(args: argparse.Namespace) -> int:
         todo = len(pending_shards(data, config))
         _say(
             f"1/{stages} data: {args.agent} (its search, over the {action} actions) against "
-            f"levels {_levels_text(args.opponents)}, {config.games} games; {todo} shards to play"
+            f"{_opponents_text(args.opponents)}, {config.games} games; {todo} shards to play"
         )
-        generate(data, config, progress=progress_line(start, todo), make_teacher=make_teacher)
+        generate(data, config, progress=progress_line(start, todo), make_teacher=make_teacher,
+                 make_opponents=make_opponents)  # fmt: skip
         results = out / "results" / EXPERIMENT
         start_from = teacher if action == own else None  # another action set: a new network
         rows = count_rows(data)
@@ -162,8 +176,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.gate_games:
         _say(f"done ({minutes}); next: rllib evaluate {agent} --opponent 6,8 --episodes 200")
     elif verdict.kept:
-        _say(f"kept ({minutes}): {agent} is the new best; next generation: "
-             f"curling improve {agent} {args.out}-next")  # fmt: skip
+        _say(f"kept ({minutes}): {agent} is the new best; next generation: curling improve "
+             f"{agent} {args.out}-next --opponents self,{args.agent},6,8")  # fmt: skip
     else:
         _say(f"not kept ({minutes}): {args.agent} stays the best; try more --games or "
              "--iterations")  # fmt: skip
@@ -227,7 +241,7 @@ def _card(
         "# An agent made by `curling improve`\n\n"
         f"One generation of expert iteration from `{args.agent}` ({teacher}):\n\n"
         f"- data: `curling dataset OUT/data --teacher {args.agent} --games {args.games} "
-        f"--opponents {_levels_text(args.opponents)} --ends {args.ends} --seed {args.seed}"
+        f"--opponents {_opponents_text(args.opponents)} --ends {args.ends} --seed {args.seed}"
         f"{labels}` (its search)\n"
         f"- network: BC (`{learner}`), {iterations} iterations, {origin}\n"
         f"- search: {search.as_dict()}\n\n"
@@ -235,9 +249,9 @@ def _card(
     )
 
 
-def _levels_text(levels: tuple[int, ...]) -> str:
-    """Levels as ``--opponents`` takes them: ``4,6,8``."""
-    return ",".join(map(str, levels))
+def _opponents_text(opponents: tuple[int | str, ...]) -> str:
+    """Opponents as ``--opponents`` takes them: ``self,6,8``."""
+    return ",".join(map(str, opponents))
 
 
 def _say(text: str) -> None:
