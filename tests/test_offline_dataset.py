@@ -263,3 +263,20 @@ def test_generate__a_checkpoint_teacher_plays_with_its_search(
     assert len(summaries) == 2 and np.mean([s["score_rate"] for s in summaries]) >= 0.5
     rows = list(read_rows(tmp_path / "data"))
     assert len(rows) == 2 * 8 and COLUMNS <= set(rows[0])
+
+
+@pytest.mark.slow
+def test_generate__a_league_in_ray_tasks_is_recorded_and_kept(
+    ray_session: None, tmp_path: Path
+) -> None:
+    from rllib_curling.cli.commands.dataset import make_opponents_of
+
+    config = dataclasses.replace(SMALL, opponents=("self", AGENT))  # games 0, 1: self; 2, 3: AGENT
+    with pytest.raises(ConfigError, match="make_opponents is needed"):
+        generate(tmp_path / "refused", config)
+    summaries = generate(tmp_path / "data", config, make_opponents=make_opponents_of(config))
+    assert sum(s["rows"] for s in summaries) == 2 * 16 + 2 * 8 == count_rows(tmp_path / "data")
+    recorded = json.loads((tmp_path / "data" / "dataset.json").read_text())["opponents"]
+    assert recorded == ["self", AGENT]
+    with pytest.raises(ConfigError, match="opponents differ"):
+        generate(tmp_path / "data", dataclasses.replace(config, opponents=("self", 6)))

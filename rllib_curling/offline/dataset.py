@@ -82,11 +82,9 @@ class DatasetConfig:
     #: A built-in level, or a checkpoint (its path, or ``"builtin"``) whose agent plays as it
     #: does by default (its search included): ``generate`` then needs ``make_teacher``.
     teacher: int | str = 8
-    #: In turn: levels; ``"self"``, the teacher against itself (both seats labelled); and
-    #: agents (a checkpoint's path, or ``"builtin"``: ``generate`` then needs
-    #: ``make_opponents``), each playing as it does by default, its search included (only the
-    #: teacher's seat labelled). The league of ``curling improve``: self, past generations,
-    #: levels 6-8.
+    #: In turn: levels, ``"self"`` (the teacher in both seats, both labelled) and agents (a
+    #: checkpoint or ``"builtin"`` playing as it does by default, its search included; its seat
+    #: unlabelled; ``generate`` then needs ``make_opponents``).
     opponents: tuple[int | str, ...] = (4, 6, 8)
     games: int = 200
     ends: int = 4
