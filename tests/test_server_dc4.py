@@ -197,6 +197,10 @@ def test_dc4_server__refusals_answer_as_dc4_and_the_match_goes_on(
     assert (status, body) == (200, None)
     _, state, _ = streams["team0"].state()
     assert (state.total_shot_number, state.next_shot_team) == (1, "team1")
+    fast = {**draw(), "translational_velocity": 12.0}  # clamped to max_velocity, as DC4 does
+    assert clients["team1"].call("POST", shots, fast)[:2] == (200, None)
+    _, state, _ = streams["team0"].state()
+    assert state.last_move is not None and state.last_move.translational_velocity < 4.1
 
 
 def test_dc4_server__a_client_that_vanishes_loses_on_time(

@@ -36,6 +36,7 @@ the match unless it is accepted. Records (``server.records.GameRecorder``), one 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 from collections.abc import Callable
@@ -44,7 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rllib_curling.dc_game import DCGame, DCGameConfig, DCGameState
-from rllib_curling.dc_ice import DEFAULT_PLAYERS, throw_stone
+from rllib_curling.dc_ice import DEFAULT_PLAYERS, player_of, throw_stone
 from rllib_curling.dc_protocol import sse
 from rllib_curling.dc_protocol.dc3_state import TEAMS
 from rllib_curling.dc_protocol.dc4 import MatchRequest, Release, ShotInfo, TeamConfig
@@ -253,14 +254,15 @@ class DC4Match:
         if charged.is_terminal:  # over time: the stone is not thrown (DC3; see docs)
             self._time_out(charged, seconds, info)
             return
-        release = Release.from_request(info)
-        if info.translational_velocity < 0:  # DC4 clamps the noisy speed at 0: a dead stone
-            release = Release(0.0, 0.0, release.omega)
         side = self.sides[team]
         assert side is not None
+        noise = side.players[player_of(charged.shot)]
+        # DC4 clamps the speed to the player's max_velocity (then adds the noise), and the noisy
+        # speed at 0: a negative speed throws a dead stone
+        speed = min(max(info.translational_velocity, 0.0), noise.max_speed)
+        release = Release.from_request(dataclasses.replace(info, translational_velocity=speed))
         seed = int(self.rng.integers(2**63))
         throw = (release.vx, release.vy, 1.0 if release.omega > 0 else -1.0)
-        noise = side.players[charged.shot // 4]
         try:
             thrown = throw_stone(charged, throw, np.random.default_rng(seed), noise)
         except InvalidThrowError as exc:
