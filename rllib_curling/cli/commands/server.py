@@ -25,7 +25,12 @@ AI n; no suffix = two clients play each other). Games start as soon as both seat
 and ready. Bot games run side by side (up to --max-matches), whatever the two-client seats do.
 With --http-port (or HttpPort in --config) a web page on that port shows every game live.
 On stderr it says who waits in the lobby and why, and prints one line per game (-q: not).
+
+With --protocol dc4 it is instead a server for UEC's Digital Curling 4 clients (dc4client): HTTP
+on --http-port (default 5000) with basic auth, any user on 127.0.0.1, a --users file elsewhere;
+--seed, --log-dir, --announce, -q and -v apply, the platform's other flags do not.
 """
+PROTOCOLS = ("platform", "dc4")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -38,7 +43,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="run the protocol server (drop-in for curling_server.exe)",
         description=DESCRIPTION,
     )
+    p.add_argument(
+        "--protocol",
+        choices=PROTOCOLS,
+        default="platform",
+        help="platform: the course platform's TCP protocol; dc4: UEC Digital Curling 4's HTTP "
+        "API for dc4client (default: %(default)s)",
+    )
     p.add_argument("--host", default=d.host, help="address to listen on (default: %(default)s)")
+    p.add_argument(
+        "--users",
+        metavar="FILE",
+        help="--protocol dc4: the basic-auth users, user:password lines (required with a --host "
+        "other than 127.0.0.1; without it any user and password are accepted)",
+    )
     p.add_argument(
         "--tcp-port",
         type=int,
@@ -325,8 +343,49 @@ def warm_up(agents: dict[str, Callable[[], Any]]) -> None:
         factory().choose(GameState(), np.random.default_rng(0))
 
 
+def run_dc4(args: argparse.Namespace) -> int:
+    """``--protocol dc4``: DC4's HTTP server (``server.dc4``)."""
+    from rllib_curling.errors import ConfigError, ServerStartError
+    from rllib_curling.server.dc4.config import DEFAULT_PORT, DC4ServerConfig, read_users
+    from rllib_curling.server.dc4.http import DC4Server
+    from rllib_curling.server.dc4.runner import run_dc4_server
+
+    level = logging.WARNING - 10 * min(args.verbose, 2)
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        config = DC4ServerConfig(
+            host=args.host,
+            port=DEFAULT_PORT if args.http_port is None else args.http_port,
+            users=read_users(args.users) if args.users else None,
+            seed=args.seed,
+            log_dir=args.log_dir,
+        )
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    quiet = args.quiet or args.announce
+
+    def listening(server: DC4Server) -> None:
+        host, port = server.address or ("?", 0)
+        if args.announce:
+            print(f"LISTENING {host} {port}", flush=True)
+        if not quiet:
+            who = "any user" if config.users is None else f"{len(config.users)} user(s)"
+            print(f"curling server: DC4 on {server.url} ({who}, seed {server.seed}). Stop with "
+                  "Ctrl+C.", file=sys.stderr, flush=True)  # fmt: skip
+
+    try:
+        return run_dc4_server(config, listening)
+    except ServerStartError as exc:
+        raise CommandError(str(exc)) from None
+
+
 def run(args: argparse.Namespace) -> int:
     from rllib_curling.errors import ConfigError, ServerStartError
+
+    if args.protocol == "dc4":
+        return run_dc4(args)
+    if args.users:
+        raise UsageError("--users is for --protocol dc4 (the platform's server takes --key)")
     from rllib_curling.server import run_server
     from rllib_curling.server.console import printing
 

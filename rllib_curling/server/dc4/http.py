@@ -1,0 +1,305 @@
+"""``DC4Server``: DC4's HTTP API on asyncio (no framework, as the page's ``web.http``), a thin
+shell around ``dc_protocol`` (requests, refusals, SSE, basic auth) and ``DC4Match``.
+
+| call                                            | answer                                       |
+|-------------------------------------------------|----------------------------------------------|
+| ``POST /matches``                               | the new match's id (a JSON string)           |
+| ``POST /store-team-config?match_id=&expected_`` | ``"team0"`` / ``"team1"``                    |
+| ``match_team_name=``                            |                                              |
+| ``GET /matches/{id}/stream``                    | SSE: the states (``DC4Match``), ``: ping``   |
+|                                                 | after ``ping_interval`` s of silence         |
+| ``GET /matches/{id}/viewer``                    | the same for spectators, without auth        |
+| ``POST /shots?match_id=``                       | ``null``                                     |
+| ``POST /matches/{id}/end-setup``                | 400: mixed doubles is not played here        |
+
+Every call but the viewer's needs basic auth: any user and password when the server has no
+users file (loopback only, ``DC4ServerConfig``), else a user of the file. Refusals answer as
+DC4's FastAPI server: 401 with ``WWW-Authenticate: Basic``, 422 with pydantic-style details
+(malformed JSON: ``json_invalid``), 400 / 404 / 409 with ``{"detail": "…"}``; each gets one
+log line (``rllib_curling.server.dc4``, warning) naming the call, the user and the detail, and
+the match goes on. Answers close their connection; streams are chunked and stay open (after
+the game too, pinging) until the client leaves or the server stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import json
+import logging
+import re
+import secrets
+import uuid
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+import numpy as np
+
+from rllib_curling.dc_protocol import dc4, sse
+from rllib_curling.dc_protocol.basic_auth import authenticate, parse_authorization
+from rllib_curling.dc_protocol.refusals import (
+    MATCH_NOT_FOUND,
+    BadRequest,
+    FieldIssue,
+    HttpRefusal,
+    InvalidFields,
+    NotFound,
+)
+from rllib_curling.errors import ServerStartError
+from rllib_curling.server.dc4.config import DC4ServerConfig
+from rllib_curling.server.dc4.match import DC4Match
+from rllib_curling.server.records import RECORD_VERSION, GameRecorder
+
+log = logging.getLogger("rllib_curling.server.dc4")
+
+REQUEST_TIMEOUT_S = 10.0
+MAX_HEAD = 16 * 1024
+MAX_BODY = 64 * 1024
+_MATCH_PATH = re.compile(r"^/matches/([^/]+)/(stream|viewer|end-setup)$")
+_REASONS = {
+    200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found",
+    405: "Method Not Allowed", 409: "Conflict", 413: "Content Too Large",
+    422: "Unprocessable Entity", 500: "Internal Server Error",
+}  # fmt: skip
+
+
+class _Plain(HttpRefusal):
+    """A refusal of the HTTP layer itself (404 / 405 / 413 with FastAPI's detail)."""
+
+    def __init__(self, status: int, detail: str) -> None:
+        super().__init__(detail)
+        self._status = status
+
+    @property
+    def status(self) -> int:
+        return self._status
+
+
+class DC4Server:
+    """Serves DC4's API on ``config.host:config.port`` (module docstring); ``address`` once
+    started. ``matches``: the matches by id (the loop's thread only)."""
+
+    def __init__(self, config: DC4ServerConfig) -> None:
+        self.config = config
+        self.seed = config.seed if config.seed is not None else secrets.randbits(63)
+        self.recorder = GameRecorder(config.log_dir)
+        self.matches: dict[str, DC4Match] = {}
+        self.address: tuple[str, int] | None = None
+        self._server: asyncio.base_events.Server | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    @property
+    def url(self) -> str:
+        assert self.address is not None, "not started"
+        host = self.address[0]
+        return f"http://{f'[{host}]' if ':' in host else host}:{self.address[1]}"
+
+    async def start(self) -> tuple[str, int]:
+        """Bind and listen; ``ServerStartError`` when the port is taken."""
+        host, port = self.config.host, self.config.port
+        try:
+            self._server = await asyncio.start_server(self._on_connect, host, port)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise ServerStartError(
+                    f"HTTP port {port} on {host} is already in use (choose another with "
+                    "--http-port, or 0 for a free one)"
+                ) from None
+            raise ServerStartError(
+                f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+            ) from None
+        sockname = self._server.sockets[0].getsockname()
+        self.address = (str(sockname[0]), int(sockname[1]))
+        self.recorder.write({
+            "type": "run", "version": RECORD_VERSION, "protocol": "dc4",
+            "run_id": self.recorder.run_id, "seed": self.seed, "address": list(self.address),
+        })  # fmt: skip
+        return self.address
+
+    async def stop(self) -> None:
+        """Stop listening, end every stream and timer, close the records."""
+        if self._server is not None:
+            self._server.close()
+        for match in self.matches.values():
+            match.close()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self.recorder.close()
+
+    # -- one connection ------------------------------------------------------------------------
+
+    async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)
+        method = path = "?"
+        user: str | None = None
+        try:
+            method, target, headers, body = await asyncio.wait_for(
+                _read_request(reader), REQUEST_TIMEOUT_S
+            )
+            split = urlsplit(target)
+            path, query = unquote(split.path), dict(parse_qsl(split.query))
+            if method == "GET" and _MATCH_PATH.match(path) and path.endswith("/viewer"):
+                await self._stream(writer, self._match(_path_id(path)), None)
+                return
+            user = self._user(headers.get("authorization"))
+            result = self._route(method, path, query, body, user)
+            if isinstance(result, _Stream):
+                await self._stream(writer, result.match, result.team)
+                return
+            _respond(writer, 200, result)
+            await asyncio.wait_for(writer.drain(), REQUEST_TIMEOUT_S)
+        except HttpRefusal as exc:
+            log.warning("DC4 %s %s (user %r): %d %s", method, path, user, exc.status, exc)
+            _respond(writer, exc.status, exc.body(), exc.headers)
+        except (TimeoutError, asyncio.IncompleteReadError, ConnectionError):
+            pass
+        except asyncio.CancelledError:
+            pass  # the server stops
+        except Exception:
+            log.exception("DC4 %s %s (user %r) failed", method, path, user)
+            _respond(writer, 500, {"detail": "Internal Server Error"})
+        finally:
+            self._tasks.discard(task)
+            try:
+                writer.close()
+            except Exception:
+                pass
+
+    def _user(self, authorization: str | None) -> str:
+        credentials = parse_authorization(authorization)
+        if self.config.users is None:
+            return credentials.username
+        return authenticate(credentials, self.config.users)
+
+    def _match(self, match_id: str) -> DC4Match:
+        match = self.matches.get(match_id)
+        if match is None:
+            raise NotFound(MATCH_NOT_FOUND)
+        return match
+
+    def _route(self, method: str, path: str, query: dict[str, str], body: bytes, user: str) -> Any:
+        if path == dc4.PATH_MATCHES and method == "POST":
+            return self._create(dc4.MatchRequest.parse(_json(body)), user)
+        if path == dc4.PATH_TEAM_CONFIG and method == "POST":
+            match_id, wanted = dc4.parse_team_config_query(query)
+            team_config = dc4.TeamConfig.parse(_json(body))
+            return self._match(match_id).join(user, wanted, team_config)
+        if path == dc4.PATH_SHOTS and method == "POST":
+            match_id = dc4.parse_shot_query(query)
+            info = dc4.ShotInfo.parse(_json(body))
+            self._match(match_id).shoot(user, info)
+            return None
+        found = _MATCH_PATH.match(path)
+        if found and found.group(2) == "stream" and method == "GET":
+            match = self._match(_path_id(path))
+            return _Stream(match, match.team_of(user))
+        if found and found.group(2) == "end-setup" and method == "POST":
+            self._match(_path_id(path))
+            raise BadRequest("End setup is for mixed doubles, which this server does not play.")
+        known = path in (dc4.PATH_MATCHES, dc4.PATH_TEAM_CONFIG, dc4.PATH_SHOTS) or found
+        raise _Plain(405, "Method Not Allowed") if known else _Plain(404, "Not Found")
+
+    def _create(self, request: dc4.MatchRequest, user: str) -> str:
+        match_id = str(uuid.uuid4())
+        rng = np.random.default_rng([self.seed, len(self.matches)])
+        self.matches[match_id] = DC4Match(match_id, request, rng, self.recorder)
+        log.info("DC4 match %s created by %r: %r, %d ends, %s", match_id, user,
+                 request.match_name, request.standard_end_count, request.applied_rule)  # fmt: skip
+        return match_id
+
+    async def _stream(
+        self, writer: asyncio.StreamWriter, match: DC4Match, team: int | None
+    ) -> None:
+        head = ["HTTP/1.1 200 OK", f"Content-Type: {sse.CONTENT_TYPE}"]
+        head += [f"{name}: {value}" for name, value in sse.STREAM_HEADERS if name != "Connection"]
+        head += ["Transfer-Encoding: chunked", "Connection: close"]
+        writer.write(("\r\n".join(head) + "\r\n\r\n").encode())
+        queue = match.subscribe(team)
+        try:
+            while True:
+                try:
+                    data = await asyncio.wait_for(queue.get(), self.config.ping_interval)
+                except TimeoutError:
+                    data = sse.PING
+                writer.write(b"%x\r\n%s\r\n" % (len(data), data))
+                await writer.drain()
+        finally:
+            match.unsubscribe(queue, team)
+
+
+class _Stream:
+    """``_route``'s answer for a team's stream."""
+
+    def __init__(self, match: DC4Match, team: int) -> None:
+        self.match, self.team = match, team
+
+
+def _path_id(path: str) -> str:
+    text = path.split("/")[2]
+    try:
+        return str(uuid.UUID(text))
+    except ValueError:
+        issue = FieldIssue("uuid_parsing", ("path", "match_id"), "Input should be a valid UUID",
+                           text)  # fmt: skip
+        raise InvalidFields([issue]) from None
+
+
+def _json(body: bytes) -> object:
+    """A body as JSON, or FastAPI's 422 (``missing`` when empty, ``json_invalid``)."""
+    if not body.strip():
+        raise InvalidFields([FieldIssue("missing", ("body",), "Field required", None)])
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise _MalformedJson(exc) from None
+
+
+class _MalformedJson(InvalidFields):
+    """FastAPI's 422 ``json_invalid`` (at the error's character), logged with the error."""
+
+    def __init__(self, exc: ValueError) -> None:
+        where = getattr(exc, "pos", 0)
+        super().__init__([FieldIssue("json_invalid", ("body", where), "JSON decode error", {})])
+        self.why = f"malformed JSON ({exc})"
+
+    def __str__(self) -> str:
+        return self.why
+
+
+async def _read_request(reader: asyncio.StreamReader) -> tuple[str, str, dict[str, str], bytes]:
+    try:
+        head = await reader.readuntil(b"\r\n\r\n")
+    except asyncio.LimitOverrunError:
+        raise _Plain(413, "Request head too large") from None
+    if len(head) > MAX_HEAD:
+        raise _Plain(413, "Request head too large")
+    lines = head.decode("latin-1").split("\r\n")
+    parts = lines[0].split(" ")
+    if len(parts) != 3 or not parts[2].startswith("HTTP/"):
+        raise _Plain(400, "Invalid HTTP request")
+    headers = {}
+    for line in lines[1:]:
+        name, sep, value = line.partition(":")
+        if sep:
+            headers[name.strip().lower()] = value.strip()
+    try:
+        length = int(headers.get("content-length", "0"))
+    except ValueError:
+        length = -1
+    if not 0 <= length <= MAX_BODY:
+        raise _Plain(413, f"A body must be 0..{MAX_BODY} bytes")
+    body = await reader.readexactly(length) if length else b""
+    return parts[0], parts[1], headers, body
+
+
+def _respond(
+    writer: asyncio.StreamWriter, status: int, body: Any, headers: tuple[tuple[str, str], ...] = ()
+) -> None:
+    data = json.dumps(body, ensure_ascii=False, allow_nan=False).encode()
+    lines = [f"HTTP/1.1 {status} {_REASONS.get(status, '')}", "Content-Type: application/json",
+             f"Content-Length: {len(data)}", "Connection: close"]  # fmt: skip
+    lines += [f"{name}: {value}" for name, value in headers]
+    writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + data)

@@ -1,0 +1,83 @@
+"""Entry points of the DC4 server: ``run_dc4_server`` (blocking, for ``curling server
+--protocol dc4``) and ``DC4Handle`` (a server on a loop in a thread, for tests and programs)."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from collections.abc import Callable
+
+import numpy as np
+
+from rllib_curling.dc_game import DCGame
+from rllib_curling.dc_ice import throw_stone
+from rllib_curling.server.dc4.config import DC4ServerConfig
+from rllib_curling.server.dc4.http import DC4Server
+from rllib_curling.server.loop_thread import LoopThread
+
+
+def warm_up() -> None:
+    """Throw one stone on the fcv1 ice, so its kernels are compiled (or loaded from numba's
+    cache) before the first client's shot waits for them."""
+    throw_stone(DCGame.init(), (0.0, 2.3, 1.0), np.random.default_rng(0))
+
+
+async def serve(
+    config: DC4ServerConfig,
+    stop: asyncio.Event,
+    on_listening: Callable[[DC4Server], None] | None = None,
+) -> None:
+    """Serve until ``stop`` is set."""
+    await asyncio.to_thread(warm_up)
+    server = DC4Server(config)
+    await server.start()
+    try:
+        if on_listening is not None:
+            on_listening(server)
+        await stop.wait()
+    finally:
+        await server.stop()
+
+
+def run_dc4_server(
+    config: DC4ServerConfig, on_listening: Callable[[DC4Server], None] | None = None
+) -> int:
+    """Serve until SIGINT / SIGTERM (Ctrl+C); 0."""
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        if sys.platform != "win32":
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, stop.set)
+        await serve(config, stop, on_listening)
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+class DC4Handle(LoopThread):
+    """A DC4 server on its own loop in a daemon thread: ``url``, ``server``, ``stop()``."""
+
+    def __init__(self, config: DC4ServerConfig) -> None:
+        self.config = config
+        self.server: DC4Server | None = None
+        super().__init__("dc4-server")
+
+    async def _main(self) -> None:
+        assert self._stop is not None
+
+        def listening(server: DC4Server) -> None:
+            self.server = server
+            self._ready.set()
+
+        await serve(self.config, self._stop, listening)
+
+    @property
+    def url(self) -> str:
+        assert self.server is not None
+        return self.server.url
