@@ -104,14 +104,43 @@ class DCShotTables:
             at_contact = _column(self.speed[r], max(dist - CONTACT_GAP, 0.0))
             ok = np.isfinite(at_contact)
             v = float(np.interp(s, at_contact[ok], V_GRID[ok])) if ok.any() else V_GRID[-1]
-            turn = np.interp(v, V_GRID, _column(self.turn[r], dist))
-            out[k] = release(v, np.arctan2(tx, ty) - turn, rotation)
+            out[k] = release(v, np.arctan2(tx, ty) - self._turn_at(r, v, dist), rotation)
         return out
+
+    def _turn_at(self, r: int, v: float, dist: float) -> float:
+        """Bearing of the path of speed ``v`` at ``dist`` from the hack; a path that ends
+        (removed) before ``dist`` gives its bearing where it was last recorded."""
+        while dist > 0.0:
+            column = _column(self.turn[r], dist)
+            ok = np.isfinite(column)
+            if ok.any():
+                return float(np.interp(v, V_GRID[ok], column[ok]))
+            dist -= 0.1
+        return 0.0
 
     def hit(self, x: float, y: float, speed: float, rotation: float) -> Release:
         """The release that meets the stone at (x, y) head on at ``speed`` (one ``hits``)."""
         vx, vy, rot = self.hits(x, y, speed, rotation)[0].tolist()
         return vx, vy, rot
+
+    def clearance(self, throw: object, points: object) -> np.ndarray:
+        """(K,) distance (m) between each point (K, 2) and the free, noise-free path of ``throw``
+        where the path is as far from the hack as the point; ``inf`` where the path stops (or
+        leaves play) before that distance. A stone's centre nearer than two radii is in the way."""
+        vx, vy, rotation = (float(a) for a in np.asarray(throw, float))
+        r = _rotation_index(rotation)
+        pts = np.asarray(points, float).reshape(-1, 2)
+        v = float(np.clip(np.hypot(vx, vy), V_GRID[0], V_GRID[-1]))
+        i = int(np.clip(np.searchsorted(V_GRID, v) - 1, 0, len(V_GRID) - 2))
+        f = (v - V_GRID[i]) / (V_GRID[i + 1] - V_GRID[i])
+        dist = np.hypot(pts[:, 0], pts[:, 1])
+        with np.errstate(invalid="ignore"):
+            turn = (1 - f) * np.interp(dist, D_GRID, self.turn[r, i]) + f * np.interp(
+                dist, D_GRID, self.turn[r, i + 1]
+            )
+        bearing = float(np.arctan2(vx, vy)) + turn
+        gap = np.hypot(dist * np.sin(bearing) - pts[:, 0], dist * np.cos(bearing) - pts[:, 1])
+        return np.where(np.isfinite(gap), gap, np.inf)
 
     def rest_point(self, throw: object) -> tuple[float, float]:
         """Where the free, noise-free release ``throw`` = (vx, vy, rotation) comes to rest (from
