@@ -1,0 +1,101 @@
+"""The interface of the built-in opponents on Digital Curling's ice, and what the levels share.
+
+A DC bot picks the shot of the team to throw next (``state.next_team``) in DC's shot frame::
+
+    bot = make_dc_bot(5)                          # rllib_curling.dc_bots.levels
+    vx, vy, rotation = bot.choose(state, rng)     # state: dc_game.DCGameState
+
+Shots are fcv1's throws ``(vx, vy, rotation)``: the release velocity in m/s and +1 (ccw, curls
+toward −x) or −1 (cw). Positions are ``(16, 2)`` in throwing order; the thrower owns the rows of
+parity ``state.shot % 2``. Bots are pure: all randomness comes from the Generator passed in
+(``None``: a fixed seed), and DC's execution noise is added by the ice, not by the bot.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rllib_curling import dc_rules, dc_sheet
+from rllib_curling.dc_game import DCGameState
+
+__all__ = ["DUMB_SHOT", "DCBot", "DCShot", "DCStones", "signed_score", "thrower_parity"]
+
+DCShot = tuple[float, float, float]
+#: A stone thrown this softly stops far short of the hog line (removed, touches nothing).
+DUMB_SHOT: DCShot = (0.0, 1.0, 1.0)
+TX, TY = dc_sheet.TEE
+
+
+class DCBot:
+    """A built-in opponent on DC's ice. Subclasses set ``level``, ``name``; implement ``choose``."""
+
+    level: int = -1
+    name: str = "dc bot"
+
+    def choose(self, state: DCGameState, rng: np.random.Generator | None = None) -> DCShot:
+        """The shot ``(vx, vy, rotation)`` of stone ``state.shot`` for ``state.next_team``."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(level={self.level})"
+
+
+def bot_rng(rng: np.random.Generator | None) -> np.random.Generator:
+    """``rng``, or a fixed-seed Generator when none is given (the bot stays deterministic)."""
+    return rng if rng is not None else np.random.default_rng(0)
+
+
+def thrower_parity(state: DCGameState) -> int:
+    """Row parity of the stones of the team about to throw (even rows throw first)."""
+    return state.shot % 2
+
+
+def signed_score(positions: np.ndarray, parity: int) -> np.ndarray:
+    """Points of the end if it ended now, ``(..., 16, 2) -> (...)``, from the view of rows
+    ``parity`` (positive: they score)."""
+    both = dc_rules.score_end_batch(positions)
+    return np.asarray(both[..., parity] - both[..., 1 - parity])
+
+
+def finish(shot: object) -> DCShot:
+    """Plain floats, the speed kept below DC's clamp (``dc_sheet.MAX_SPEED``)."""
+    vx, vy, rotation = (float(a) for a in np.asarray(shot, dtype=np.float64))
+    speed = float(np.hypot(vx, vy))
+    if speed > dc_sheet.MAX_SPEED:
+        vx, vy = vx * dc_sheet.MAX_SPEED / speed, vy * dc_sheet.MAX_SPEED / speed
+    return vx, vy, 1.0 if rotation >= 0 else -1.0
+
+
+class DCStones:
+    """The thrower's and the opponent's stones in play (row numbers), nearest the tee first."""
+
+    def __init__(self, position: np.ndarray, parity: int) -> None:
+        self.position = np.asarray(position, dtype=np.float64)
+        rows = np.arange(dc_sheet.SHOTS_PER_END)
+        on = dc_rules.in_play(self.position)
+        dist = dc_rules.distance_to_tee(self.position)
+        self.dist = dist
+        self.mine = sorted(rows[on & (rows % 2 == parity)], key=lambda k: dist[k])
+        self.theirs = sorted(rows[on & (rows % 2 != parity)], key=lambda k: dist[k])
+        house = dc_rules.in_house(self.position)
+        self.my_house = [int(k) for k in self.mine if house[k]]
+        self.their_house = [int(k) for k in self.theirs if house[k]]
+
+    def best(self, rows: list[int]) -> float:
+        return float(self.dist[rows[0]]) if rows else np.inf
+
+    @property
+    def they_lie_shot(self) -> bool:
+        return self.best(self.their_house) < self.best(self.my_house)
+
+    @property
+    def we_lie_shot(self) -> bool:
+        return self.best(self.my_house) < self.best(self.their_house)
+
+    def xy(self, k: int) -> tuple[float, float]:
+        return float(self.position[k, 0]), float(self.position[k, 1])
+
+    def others(self, *skip: int) -> np.ndarray:
+        """(K, 2) stones in play other than rows ``skip``."""
+        rows = [k for k in self.mine + self.theirs if k not in skip]
+        return self.position[rows].reshape(-1, 2)
