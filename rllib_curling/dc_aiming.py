@@ -166,7 +166,7 @@ def _column(table: np.ndarray, dist: float) -> np.ndarray:
 def dc_shot_tables() -> DCShotTables:
     """Build (once per process) the fcv1 free-path tables from straight releases."""
     from rllib_curling.physics.fcv1 import simulate
-    from rllib_curling.physics.fcv1.params import FRAME_STEPS, IN_PLAY, OUT_HOG, DT
+    from rllib_curling.physics.fcv1.params import DT, FRAME_STEPS, IN_PLAY, OUT_HOG
 
     empty = np.zeros((16, 2))
     shape = (len(ROTATIONS), len(V_GRID))

@@ -11,8 +11,9 @@ win-probability searches, have no DC counterpart yet).
 | 4     | RulesDCBot (scripted)   | rules: centre guard without the hammer, side draws with it,  |
 |       |                         | guards its shot stone, open-path checks; searches its last   |
 |       |                         | stone (noise off)                                            |
-| 5     | SearchDCBot (search)    | ~100 draws, guards and hits, noise off, end score            |
-| 6     | SearchDCBot (search)    | ~500 candidates, best 8 re-judged under DC's noise           |
+| 5     | SearchDCBot (search)    | ~135 draws and guards, 4 hits a stone, noise off, end score  |
+| 6     | SearchDCBot (search)    | ~295 draws and guards, 18 hits a stone; best 8 re-judged     |
+|       |                         | under DC's noise (8 throws each)                            |
 """
 
 from __future__ import annotations
