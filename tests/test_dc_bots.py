@@ -1,0 +1,131 @@
+"""Tests of rllib_curling.dc_bots: the DC levels choose legal fcv1 shots, do what their level
+says in simple positions, and play whole DC games on the fcv1 ice."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from rllib_curling import dc_rules, dc_sheet
+from rllib_curling.dc_bots.base import DUMB_SHOT, DCStones, signed_score
+from rllib_curling.dc_bots.levels import DC_LEVELS, check_dc_level, make_dc_bot
+from rllib_curling.dc_bots.matches import play_dc_game, play_dc_match
+from rllib_curling.dc_game import DCGame, DCGameConfig, DCGameState
+from rllib_curling.dc_ice import Fcv1Simulator
+from rllib_curling.errors import ConfigError
+from rllib_curling.physics.fcv1 import check_throws
+
+TEE = dc_sheet.TEE
+
+
+def _state(shot: int, position: np.ndarray | None = None, first_team: int = 0) -> DCGameState:
+    state = DCGame.init(DCGameConfig(standard_end_count=1))
+    pos = np.zeros((16, 2)) if position is None else position
+    return dataclasses.replace(state, shot=shot, first_team=first_team, position=pos)
+
+
+def _after(state: DCGameState, shot: object) -> np.ndarray:
+    """Where the stones lie after ``shot`` from ``state``, noise off, DC's rules applied."""
+    return DCGame.step(state, shot, Fcv1Simulator(None)).state.position
+
+
+@pytest.mark.parametrize("level", DC_LEVELS)
+def test_make_dc_bot__each_level_chooses_a_valid_fcv1_shot(level: int) -> None:
+    position = np.zeros((16, 2))
+    position[0], position[1] = (0.3, 38.0), (-0.5, 34.8)
+    bot = make_dc_bot(level)
+
+    shot = bot.choose(_state(2, position), np.random.default_rng(1))
+
+    assert bot.level == level
+    check_throws(shot)  # finite, rotation ±1, below fcv1's top speed
+    assert np.hypot(shot[0], shot[1]) <= dc_sheet.MAX_SPEED
+    assert shot == bot.choose(_state(2, position), np.random.default_rng(1))  # pure
+
+
+@pytest.mark.parametrize("bad", [7, -1, "3", True, 2.0])
+def test_make_dc_bot__refuses_an_unknown_level(bad: object) -> None:
+    with pytest.raises(ConfigError, match="DC bot level"):
+        check_dc_level(bad)
+
+
+def test_dumb_shot__is_removed_short_of_the_hog_line() -> None:
+    assert not dc_rules.in_play(_after(_state(0), DUMB_SHOT)).any()
+
+
+@pytest.mark.parametrize("level", [2, 3])
+def test_draw_levels__draw_to_the_button_on_an_empty_sheet(level: int) -> None:
+    state = _state(0)
+
+    position = _after(state, make_dc_bot(level).choose(state, np.random.default_rng(0)))
+
+    assert dc_rules.distance_to_tee(position[0]) < 0.05
+
+
+@pytest.mark.parametrize("level", [3, 4, 5, 6])
+def test_levels_3_up__remove_the_opponents_lone_shot_stone(level: int) -> None:
+    position = np.zeros((16, 2))
+    position[0] = (0.2, 38.2)  # team 0's stone, team 1 (odd rows) to throw shot 9
+    state = _state(9, position)
+
+    after = _after(state, make_dc_bot(level).choose(state, np.random.default_rng(0)))
+
+    assert signed_score(after, 1) >= 0  # team 0 no longer lies shot
+
+
+def test_level_4__guards_the_centre_without_the_hammer() -> None:
+    state = _state(0)  # team 0 throws first: team 1 has the hammer
+
+    after = _after(state, make_dc_bot(4).choose(state, np.random.default_rng(0)))
+
+    assert dc_rules.in_guard_zone(after[0])
+    assert abs(after[0, 0]) < 0.2
+
+
+def test_level_4__guards_its_shot_stone() -> None:
+    position = np.zeros((16, 2))
+    position[1] = (0.1, 38.3)  # team 1 lies shot, unguarded; team 1 throws shot 7
+    state = _state(7, position)
+
+    after = _after(state, make_dc_bot(4).choose(state, np.random.default_rng(0)))
+
+    stones = DCStones(after, 1)
+    assert len(stones.mine) == 2
+    guard = after[7]
+    assert guard[1] < 37.0 and abs(guard[0] - 0.1) < 0.25
+
+
+@pytest.mark.parametrize("level", [4, 5])
+def test_last_stone__the_hammer_scores_when_it_can(level: int) -> None:
+    position = np.zeros((16, 2))
+    position[0] = (1.2, 39.6)  # team 0's stone at the back of the house
+    state = _state(15, position)
+
+    after = _after(state, make_dc_bot(level).choose(state, np.random.default_rng(0)))
+
+    assert signed_score(after, 1) >= 1
+
+
+def test_play_dc_game__plays_to_the_end_and_is_seeded() -> None:
+    bots = (make_dc_bot(2), make_dc_bot(3))
+    config = DCGameConfig(standard_end_count=2)
+
+    one = play_dc_game(bots, config, np.random.default_rng(5))
+    two = play_dc_game(bots, config, np.random.default_rng(5))
+
+    assert one == two
+    assert len(one.end_scores) >= 2
+    assert one.shots == 16 * len(one.end_scores)
+    assert one.players == (bots[0].name, bots[1].name)
+    assert (one.winner is None) == (one.totals[0] == one.totals[1])
+
+
+def test_play_dc_match__the_stronger_level_wins_and_teams_alternate() -> None:
+    match = play_dc_match(make_dc_bot(0), make_dc_bot(2), 2, DCGameConfig(standard_end_count=1))
+
+    assert match.a_teams == (0, 1)
+    assert match.wins == (0, 2, 0)
+    assert match.a_score == 0.0
+    assert match.points[1] > 0 == match.points[0]
