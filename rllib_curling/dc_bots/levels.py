@@ -7,13 +7,14 @@ win-probability searches, have no DC counterpart yet).
 | 0     | DumbDCBot (simple)      | every stone stops short of the hog line                      |
 | 1     | RandomDCBot (simple)    | random release speed, bearing and rotation                   |
 | 2     | ButtonDCBot (simple)    | draws to the button with a random rotation                   |
-| 3     | RulesDCBot (scripted)   | takes out the opponent's shot stone, else draws to the button|
+| 3     | RulesDCBot (scripted)   | takes out the opponent's shot stone, else draws to the       |
+|       |                         | button                                                       |
 | 4     | RulesDCBot (scripted)   | rules: centre guard without the hammer, side draws with it,  |
 |       |                         | guards its shot stone, open-path checks; searches its last   |
 |       |                         | stone (noise off)                                            |
 | 5     | SearchDCBot (search)    | ~135 draws and guards, 4 hits a stone, noise off, end score  |
 | 6     | SearchDCBot (search)    | ~295 draws and guards, 18 hits a stone; best 8 re-judged     |
-|       |                         | under DC's noise (8 throws each)                            |
+|       |                         | under DC's noise (8 throws each)                             |
 """
 
 from __future__ import annotations
