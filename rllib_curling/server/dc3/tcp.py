@@ -164,6 +164,7 @@ class DC3Server:
             return
         self.played += 1
         if self.config.games and self.played >= self.config.games:
+            self.game = None  # no more seats
             self.finished.set()
         else:
             self._new_game()
