@@ -255,22 +255,55 @@ def test_fault__a_bad_line_in_the_handshake_disconnects_that_team(
     assert a.recv() is None
 
 
-def test_fault__move_out_of_turn_loses_and_the_other_team_gets_game_over(
-    server: DC3Handle, tmp_path: Path, caplog: pytest.LogCaptureFixture
+@pytest.mark.parametrize(
+    ("team", "line", "logged"),
+    [
+        (1, b'{"cmd":"move","move":{"type":"concede"}}\n', "not its turn"),  # team0 is on turn
+        (0, b'{"cmd":"move","move":{"type":"shot"\n', "malformed JSON"),
+        (
+            0,
+            b'{"cmd":"move","move":{"type":"shot","velocity":{"x":0},"rotation":"cw"}}\n',
+            "velocity.y",
+        ),
+        (0, b'{"cmd":"dc_ok","name":"again"}\n', 'unexpected command "dc_ok"'),
+    ],
+    ids=["move_out_of_turn", "malformed_json", "missing_field", "dc_ok_again"],
+)
+def test_fault__mid_game_the_team_at_fault_loses_and_the_other_gets_game_over(
+    server: DC3Handle,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    team: int,
+    line: bytes,
+    logged: str,
 ) -> None:
-    a, b = started(server)
+    clients = started(server)
+    culprit, other = clients[team], clients[1 - team]
     with caplog.at_level(logging.ERROR, "rllib_curling.server.dc3"):
-        b.send_json({"cmd": "move", "move": draw(0)})  # team0 is on turn
-        assert b.recv() is None
-        last = a.expect("update")
-    assert any("team1" in r.message and "not its turn" in r.message for r in caplog.records)
+        culprit.send(line)
+        assert culprit.recv() is None  # disconnected, as DC3 does
+        last = other.expect("update")
+    name = f"team{team}"
+    assert any(name in r.message and logged in r.message for r in caplog.records), caplog.text
     assert last["next_team"] is None
-    assert last["state"]["game_result"] == {"winner": "team0", "reason": "time_limit"}
-    assert last["state"]["thinking_time_remaining"]["team1"] == 0.0
-    a.expect("game_over")
+    assert last["state"]["game_result"] == {"winner": f"team{1 - team}", "reason": "time_limit"}
+    assert last["state"]["thinking_time_remaining"][name] == 0.0
+    other.expect("game_over")
     server.stop()
     (game,) = [r for r in records(tmp_path) if r["type"] == "dc3_game"]
-    assert game["fault"]["team"] == "team1" and game["reason"] == "time_limit"
+    assert game["fault"]["team"] == name and game["reason"] == "time_limit"
+
+
+def test_fault__no_dc_ok_in_time_disconnects(tmp_path: Path) -> None:
+    handle = start(tmp_path, dc_ok_timeout=0.2)
+    try:
+        a = Dc3Client(handle.ports[0])
+        a.expect("dc")
+        assert a.recv() is None  # silent: closed after dc_ok_timeout
+        a = Dc3Client(handle.ports[0])  # the seat is free again
+        a.expect("dc")
+    finally:
+        handle.stop()
 
 
 def test_fault__a_client_that_vanishes_loses_by_time(server: DC3Handle) -> None:

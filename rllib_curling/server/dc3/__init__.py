@@ -8,6 +8,7 @@ records' file format (``server.records``).
 | ``config`` | ``DC3ServerConfig`` (host, the two ports, ends, clocks, games, seed, records)  |
 | ``game``   | ``DC3Game``: one game's handshake, turns, shots on the fcv1 ice, clocks,       |
 |            | faults and records; it writes to the connections through an ``Outbox``         |
+| ``wire``   | ``settings_of`` (``is_ready``'s game), ``wire_state`` (DC3's ``state``)      |
 | ``tcp``    | ``DC3Server``: the two listeners, one connection per team, games in a row      |
 | ``runner`` | ``run_dc3_server`` (blocking), ``DC3Handle`` (a server in a thread)            |
 

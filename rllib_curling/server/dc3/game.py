@@ -59,24 +59,13 @@ import numpy as np
 from rllib_curling.dc_game import DCGame, DCGameConfig, DCGameState
 from rllib_curling.dc_ice import DEFAULT_PLAYERS, player_of, throw_stone
 from rllib_curling.dc_protocol import dc3
-from rllib_curling.dc_protocol.dc3_settings import GameSettings, normal_dist_player
-from rllib_curling.dc_protocol.dc3_state import (
-    TEAMS,
-    Concede,
-    GameResult,
-    GameState,
-    Move,
-    Shot,
-    Stone,
-    Stones,
-)
+from rllib_curling.dc_protocol.dc3_state import TEAMS, Concede, GameState, Move, Shot
 from rllib_curling.errors import InvalidThrowError, ProtocolError
+from rllib_curling.server.dc3.wire import settings_of, wire_state
 from rllib_curling.server.records import Recorder, position_list
 
 log = logging.getLogger("rllib_curling.server.dc3")
 
-#: ``DCGameState.reason`` → DC3's ``game_result.reason``.
-REASONS = {"score": "score", "time": "time_limit", "concede": "concede", "draw": "draw"}
 #: The timer's margin past a spent clock (s), so the move that arrives just in time counts.
 TIMEOUT_MARGIN = 0.05
 #: What each phase waits for.
@@ -90,57 +79,6 @@ class Outbox(Protocol):
     def send(self, team: int, data: bytes) -> None: ...
 
     def close(self, team: int) -> None: ...
-
-
-def settings_of(config: DCGameConfig) -> GameSettings:
-    """``is_ready``'s game: the ends, clocks and DC3's default players (seeds hidden)."""
-    players = tuple(
-        normal_dist_player(p.max_speed, p.speed_std, p.angle_std) for p in DEFAULT_PLAYERS
-    )
-    return GameSettings(
-        thinking_time=(config.standard_time,) * 2,
-        extra_end_thinking_time=(config.extra_end_time_limit,) * 2,
-        max_end=config.standard_end_count,
-        players=(players, players),
-    )
-
-
-def wire_state(state: DCGameState) -> GameState:
-    """DC3's ``state`` of ``state``: after the deciding end, the next end's number at shot 0
-    with no stones and no hammer, as DC3 reports a finished game."""
-    finished = state.is_terminal and state.end_finished
-    stones = Stones()
-    if not finished:
-        teams = []
-        for rows in state.team_stones():
-            teams.append(
-                tuple(
-                    None if x == 0.0 and y == 0.0 else Stone(float(x), float(y))
-                    for x, y in rows.tolist()
-                )
-            )
-        stones = Stones(teams[0], teams[1])
-    n = state.config.standard_end_count
-    scores = tuple(
-        tuple(s[team] for s in state.end_scores[:n]) + (None,) * (n - len(state.end_scores[:n]))
-        for team in (0, 1)
-    )
-    extra = state.end_scores[n:]
-    extra_score = (sum(s[0] for s in extra), sum(s[1] for s in extra)) if extra else (None, None)
-    result = None
-    if state.reason is not None:
-        winner = None if state.winner is None else TEAMS[state.winner]
-        result = GameResult(winner, REASONS[state.reason])
-    return GameState(
-        end=state.end + 1 if finished else state.end,
-        shot=0 if finished else state.shot,
-        hammer=None if state.is_terminal else TEAMS[state.hammer_team],
-        stones=stones,
-        scores=(scores[0], scores[1]),
-        extra_end_score=extra_score,
-        thinking_time_remaining=(state.time_left(0), state.time_left(1)),
-        game_result=result,
-    )
 
 
 class DC3Game:
