@@ -29,13 +29,22 @@ On stderr it says who waits in the lobby and why, and prints one line per game (
 With --protocol dc4 it is instead a server for UEC's Digital Curling 4 clients (dc4client): HTTP
 on --http-port (default 5000) with basic auth, any user on 127.0.0.1, a --users file elsewhere;
 --seed, --log-dir, --announce, -q and -v apply, the platform's other flags do not.
+
+With --protocol dc3 it is a server for UEC's Digital Curling 3 clients (the C++ examples,
+tournament programs): newline-delimited JSON, team 0 on --port0 (default 10000), team 1 on
+--port1 (default 10001); --ends (default 10), --thinking-time, --extra-end-thinking-time,
+--games (default 1, as DC3's server: then it exits; 0 = until stopped), --seed, --log-dir,
+--announce, -q and -v apply, the platform's other flags do not.
 """
-PROTOCOLS = ("platform", "dc4")
+PROTOCOLS = ("platform", "dc4", "dc3")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
+    from rllib_curling.dc_game import EXTRA_END_TIME
     from rllib_curling.game import BLANK_END_CHOICES
     from rllib_curling.server.config import DEFAULT_MAX_MATCHES, DEFAULT_TCP_PORT, ServerConfig
+    from rllib_curling.server.dc3.config import DEFAULT_PORTS as DC3_PORTS
+    from rllib_curling.server.dc3.config import DC3ServerConfig
 
     d = ServerConfig()  # the flags' defaults are ServerConfig's (ms flags: its seconds x 1000)
     p = sub.add_parser(
@@ -48,7 +57,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         choices=PROTOCOLS,
         default="platform",
         help="platform: the course platform's TCP protocol; dc4: UEC Digital Curling 4's HTTP "
-        "API for dc4client (default: %(default)s)",
+        "API for dc4client; dc3: UEC Digital Curling 3's JSON lines, one port per team "
+        "(default: %(default)s)",
     )
     p.add_argument("--host", default=d.host, help="address to listen on (default: %(default)s)")
     p.add_argument(
@@ -63,6 +73,36 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default=None,
         help=f"TCP port; 0 = the OS picks one (default: TcpPort of --config, else "
         f"{DEFAULT_TCP_PORT})",
+    )
+    p.add_argument(
+        "--port0",
+        type=int,
+        default=None,
+        metavar="PORT",
+        help=f"--protocol dc3: team 0's port (throws first in end 0); 0 = a free one (default: "
+        f"{DC3_PORTS[0]})",
+    )
+    p.add_argument(
+        "--port1",
+        type=int,
+        default=None,
+        metavar="PORT",
+        help=f"--protocol dc3: team 1's port (has the hammer in end 0); 0 = a free one (default: "
+        f"{DC3_PORTS[1]})",
+    )
+    p.add_argument(
+        "--thinking-time",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="--protocol dc3: each team's clock for the regular ends (default: 21.9 s per end)",
+    )
+    p.add_argument(
+        "--extra-end-thinking-time",
+        type=float,
+        default=EXTRA_END_TIME,
+        metavar="SECONDS",
+        help="--protocol dc3: each team's clock for each extra end (default: %(default)s)",
     )
     p.add_argument(
         "--config",
@@ -84,9 +124,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--ends",
         type=int,
-        default=d.ends,
+        default=None,
         help="ends per game: any number (the platform offers 4 and 8), or -1 = unlimited (default: "
-        "%(default)s)",
+        f"{d.ends}; --protocol dc3: {DC3ServerConfig().ends}, extra ends while tied)",
     )
     p.add_argument(
         "--games",
@@ -241,7 +281,7 @@ def build_config(args: argparse.Namespace) -> ServerConfig:
         tcp_port=DEFAULT_TCP_PORT if tcp_port is None else tcp_port,
         ports=args.ports,
         http_port=http_port,
-        ends=args.ends,
+        ends=ServerConfig().ends if args.ends is None else args.ends,
         games=args.games,
         seed=args.seed,
         log_dir=args.log_dir,
@@ -379,11 +419,69 @@ def run_dc4(args: argparse.Namespace) -> int:
         raise CommandError(str(exc)) from None
 
 
+#: The flags only --protocol dc3 reads (their defaults: None, or the parser's).
+DC3_FLAGS = ("port0", "port1", "thinking_time")
+
+
+def run_dc3(args: argparse.Namespace) -> int:
+    """``--protocol dc3``: DC3's TCP server on two ports (``server.dc3``)."""
+    from rllib_curling.errors import ConfigError, ServerStartError
+    from rllib_curling.server.dc3.config import DEFAULT_PORTS, DC3ServerConfig
+    from rllib_curling.server.dc3.runner import run_dc3_server
+    from rllib_curling.server.dc3.tcp import DC3Server
+
+    for flag in ("tcp_port", "http_port", "users"):
+        if getattr(args, flag) is not None:
+            name = "--" + flag.replace("_", "-")
+            raise UsageError(f"{name} is not for --protocol dc3 (its ports: --port0 and --port1)")
+    level = logging.WARNING - 10 * min(args.verbose, 2)
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    ports = (
+        DEFAULT_PORTS[0] if args.port0 is None else args.port0,
+        DEFAULT_PORTS[1] if args.port1 is None else args.port1,
+    )
+    try:
+        config = DC3ServerConfig(
+            host=args.host,
+            ports=ports,
+            ends=DC3ServerConfig().ends if args.ends is None else args.ends,
+            thinking_time=args.thinking_time,
+            extra_end_thinking_time=args.extra_end_thinking_time,
+            games=args.games,
+            seed=args.seed,
+            log_dir=args.log_dir,
+        )
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    quiet = args.quiet or args.announce
+
+    def listening(server: DC3Server) -> None:
+        (host, port0), (_, port1) = server.addresses
+        if args.announce:
+            print(f"LISTENING {host} {port0} {port1}", flush=True)
+        if not quiet:
+            games = config.games or "unlimited"
+            print(f"curling server: DC3 on {host}, team 0 on port {port0}, team 1 on port "
+                  f"{port1}, {config.ends} ends, {games} game(s), seed {server.seed}. Stop "
+                  "with Ctrl+C.", file=sys.stderr, flush=True)  # fmt: skip
+
+    try:
+        return run_dc3_server(config, listening)
+    except ServerStartError as exc:
+        raise CommandError(str(exc)) from None
+
+
 def run(args: argparse.Namespace) -> int:
     from rllib_curling.errors import ConfigError, ServerStartError
 
     if args.protocol == "dc4":
         return run_dc4(args)
+    if args.protocol == "dc3":
+        return run_dc3(args)
+    for flag in DC3_FLAGS:
+        if getattr(args, flag) is not None:
+            name = "--" + flag.replace("_", "-")
+            raise UsageError(f"{name} is for --protocol dc3")
     if args.users:
         raise UsageError("--users is for --protocol dc4 (the platform's server takes --key)")
     from rllib_curling.server import run_server

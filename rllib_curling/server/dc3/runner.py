@@ -1,0 +1,79 @@
+"""Entry points of the DC3 server: ``run_dc3_server`` (blocking, for ``curling server
+--protocol dc3``) and ``DC3Handle`` (a server on a loop in a thread, for tests and programs)."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from collections.abc import Callable
+
+from rllib_curling.server.dc3.config import DC3ServerConfig
+from rllib_curling.server.dc3.tcp import DC3Server
+from rllib_curling.server.dc4.runner import warm_up
+from rllib_curling.server.loop_thread import LoopThread
+
+
+async def serve(
+    config: DC3ServerConfig,
+    stop: asyncio.Event,
+    on_listening: Callable[[DC3Server], None] | None = None,
+) -> None:
+    """Serve until ``stop`` is set or ``config.games`` games were played."""
+    await asyncio.to_thread(warm_up)
+    server = DC3Server(config)
+    await server.start()
+    try:
+        if on_listening is not None:
+            on_listening(server)
+        waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(server.finished.wait())]
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for wait in waits:
+                wait.cancel()
+    finally:
+        await server.stop()
+
+
+def run_dc3_server(
+    config: DC3ServerConfig, on_listening: Callable[[DC3Server], None] | None = None
+) -> int:
+    """Serve until the games are played or SIGINT / SIGTERM (Ctrl+C); 0."""
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        if sys.platform != "win32":
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, stop.set)
+        await serve(config, stop, on_listening)
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+class DC3Handle(LoopThread):
+    """A DC3 server on its own loop in a daemon thread: ``ports``, ``server``, ``stop()``."""
+
+    def __init__(self, config: DC3ServerConfig) -> None:
+        self.config = config
+        self.server: DC3Server | None = None
+        super().__init__("dc3-server")
+
+    async def _main(self) -> None:
+        assert self._stop is not None
+
+        def listening(server: DC3Server) -> None:
+            self.server = server
+            self._ready.set()
+
+        await serve(self.config, self._stop, listening)
+
+    @property
+    def ports(self) -> tuple[int, int]:
+        assert self.server is not None
+        return self.server.ports

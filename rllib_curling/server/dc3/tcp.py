@@ -1,0 +1,170 @@
+"""``DC3Server``: DC3's two TCP ports on asyncio, a thin shell around ``dc_protocol.dc3``
+(``LineDecoder``, ``encode``) and ``DC3Game``.
+
+Team 0 connects to ``ports[0]``, team 1 to ``ports[1]``, one connection each. A connection on a
+port whose seat is taken (or while a game is being played) is closed at once with a warning.
+Games are played one after another on the same ports: once a game is over and both connections
+closed, the next game's seats open, until ``config.games`` games were played (then ``finished``
+is set; 0: until stopped).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import errno
+import functools
+import logging
+import secrets
+import uuid
+
+import numpy as np
+
+from rllib_curling.dc_protocol import dc3
+from rllib_curling.dc_protocol.dc3_state import TEAMS
+from rllib_curling.errors import ServerStartError
+from rllib_curling.server.dc3.config import DC3ServerConfig
+from rllib_curling.server.dc3.game import DC3Game
+from rllib_curling.server.records import RECORD_VERSION, GameRecorder
+
+log = logging.getLogger("rllib_curling.server.dc3")
+
+READ_CHUNK = 64 * 1024
+
+
+class DC3Server:
+    """Serves DC3 games on ``config.host`` and ``config.ports`` (module docstring);
+    ``addresses`` once started, ``game`` (the current one), ``played``, ``finished``."""
+
+    def __init__(self, config: DC3ServerConfig) -> None:
+        self.config = config
+        self.seed = config.seed if config.seed is not None else secrets.randbits(63)
+        self.rng = np.random.default_rng(self.seed)
+        self.recorder = GameRecorder(config.log_dir)
+        self.addresses: list[tuple[str, int]] = []
+        self.game: DC3Game | None = None
+        self.played = 0
+        self.finished = asyncio.Event()
+        self._servers: list[asyncio.base_events.Server] = []
+        self._writers: list[asyncio.StreamWriter | None] = [None, None]
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    @property
+    def ports(self) -> tuple[int, int]:
+        assert len(self.addresses) == 2, "not started"
+        return self.addresses[0][1], self.addresses[1][1]
+
+    async def start(self) -> list[tuple[str, int]]:
+        """Bind and listen on both ports; ``ServerStartError`` when one is taken."""
+        host = self.config.host
+        for team, port in enumerate(self.config.ports):
+            try:
+                server = await asyncio.start_server(
+                    functools.partial(self._on_connect, team), host, port
+                )
+            except OSError as exc:
+                for s in self._servers:
+                    s.close()
+                option = f"--port{team}"
+                if exc.errno == errno.EADDRINUSE:
+                    raise ServerStartError(
+                        f"{TEAMS[team]}'s port {port} on {host} is already in use (choose "
+                        f"another with {option}, or 0 for a free one)"
+                    ) from None
+                raise ServerStartError(
+                    f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+                ) from None
+            self._servers.append(server)
+            sockname = server.sockets[0].getsockname()
+            self.addresses.append((str(sockname[0]), int(sockname[1])))
+        self.recorder.write({
+            "type": "run", "version": RECORD_VERSION, "protocol": "dc3",
+            "run_id": self.recorder.run_id, "seed": self.seed,
+            "address": [list(a) for a in self.addresses],
+        })  # fmt: skip
+        self._new_game()
+        return self.addresses
+
+    async def stop(self) -> None:
+        """Stop listening, close both connections and the game's timers, close the records."""
+        for server in self._servers:
+            server.close()
+        if self.game is not None:
+            self.game.close()
+        for team in (0, 1):
+            self.close(team)
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self.recorder.close()
+
+    # -- the game's outbox ---------------------------------------------------------------------
+
+    def send(self, team: int, data: bytes) -> None:
+        writer = self._writers[team]
+        if writer is not None and not writer.is_closing():
+            writer.write(data)
+
+    def close(self, team: int) -> None:
+        writer, self._writers[team] = self._writers[team], None
+        if writer is not None:
+            writer.close()  # what was written is flushed first
+
+    # -- connections ---------------------------------------------------------------------------
+
+    def _new_game(self) -> None:
+        now = datetime.datetime.now(datetime.timezone.utc).astimezone()
+        self.game = DC3Game(
+            str(uuid.uuid4()),
+            now.isoformat(timespec="seconds"),
+            self.config.game_config(),
+            np.random.default_rng(int(self.rng.integers(2**63))),
+            self.recorder,
+            self,
+            dc_ok_timeout=self.config.dc_ok_timeout,
+        )
+
+    async def _on_connect(
+        self, team: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        game = self.game
+        if game is None or not game.seat_free(team) or self._writers[team] is not None:
+            log.warning("DC3: a connection on %s's port while its seat is taken: closed",
+                        TEAMS[team])  # fmt: skip
+            writer.close()
+            return
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)
+        self._writers[team] = writer
+        decoder = dc3.LineDecoder()
+        try:
+            game.connect(team)
+            while self._writers[team] is writer:
+                data = await reader.read(READ_CHUNK)
+                items = decoder.feed(data) if data else decoder.flush()
+                for item in items:
+                    if self._writers[team] is writer:
+                        game.receive(team, item)
+                if not data:
+                    break
+        except (ConnectionError, asyncio.CancelledError):
+            pass
+        finally:
+            self._tasks.discard(task)
+            if self._writers[team] is writer:
+                self._writers[team] = None
+                writer.close()
+                game.disconnected(team)
+            self._after(game)
+
+    def _after(self, game: DC3Game) -> None:
+        """Once the game is over and both connections closed: the next game, or finished."""
+        if game is not self.game or not game.is_over or any(w is not None for w in self._writers):
+            return
+        self.played += 1
+        if self.config.games and self.played >= self.config.games:
+            self.game = None  # no more seats
+            self.finished.set()
+        else:
+            self._new_game()
