@@ -18,8 +18,8 @@ from rllib_curling.cli.options import (
     level_list,
     level_range,
     load_player,
-    opponent_list,
 )
+from rllib_curling.cli.players import opponent_list
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -10,8 +10,6 @@ types behind them.
 | ``level_range``       | the built-in levels as help texts write them (``0-8``), from         |
 |                       | ``bots.levels.LEVELS``                                               |
 | ``level_list``        | an argparse type: ``2`` or ``2,4,6``, each a level (``check_level``)   |
-| ``opponent_list``     | an argparse type: a league, ``self,builtin,6,8``: levels, ``self`` and |
-|                       | agents (``cli.players``' forms), for ``curling dataset``/``improve``   |
 | ``positive_int``, ``non_negative_int``, ``unit_float`` | argparse types: an integer >= 1, |
 |                       | an integer >= 0, a number in [0, 1]                                  |
 """
@@ -75,39 +73,6 @@ def level_list(what: str) -> Callable[[str], tuple[int, ...]]:
             return tuple(check_level(int(part), what) for part in parts)
         except ValueError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
-
-    return parse
-
-
-def opponent_list(what: str) -> Callable[[str], tuple[int | str, ...]]:
-    """An argparse type for a league (``what``: ``"opponent"``), in the order given:
-    ``"self,builtin,6,8"`` → ``("self", "builtin", 6, 8)``. Each is a level (``level_list``),
-    ``self`` (the teacher itself: ``offline.dataset.SELF``) or an agent as ``cli.players``
-    names one (``builtin``, a checkpoint directory, ``policy:CHECKPOINT``: its network alone),
-    kept as written; a missing checkpoint directory is an error."""
-    levels = level_list(what)
-
-    def parse(text: str) -> tuple[int | str, ...]:
-        from rllib_curling.cli.players import Agent, parse_player
-        from rllib_curling.offline.dataset import SELF
-
-        parts = [part.strip() for part in text.split(",") if part.strip()]
-        if not parts:
-            raise argparse.ArgumentTypeError(
-                f"{what}s are levels, {SELF} or agents, like {SELF},builtin,6,8: {text!r}"
-            )
-        found: list[int | str] = []
-        for part in parts:
-            if part == SELF:
-                found.append(SELF)
-            elif part.lstrip("-").isdigit():
-                found += levels(part)
-            else:
-                try:
-                    found.append(str(parse_player(part, (Agent,))))
-                except ValueError as exc:
-                    raise argparse.ArgumentTypeError(f"{what} {part!r}: {exc}") from None
-        return tuple(found)
 
     return parse
 

@@ -10,6 +10,8 @@
 | ``policy:CHECKPOINT``        | ``Agent(search=False)``: the agent's network alone          |
 
 Each command says which kinds it takes (``parse_player(text, kinds)``); the error names them.
+A league of opponents (``curling dataset``/``improve --opponents``) is a list of levels, agents
+and ``self`` (``opponent_list``).
 Parsing checks the form and that a checkpoint directory exists; loading it is the command's.
 """
 
@@ -20,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from rllib_curling.cli.options import level_range
+from rllib_curling.cli.options import level_list, level_range
 
 #: The shipped agent's name (``rl.checkpoints.BUILTIN``; kept here so parsing needs no Ray).
 BUILTIN = "builtin"
@@ -121,3 +123,35 @@ def player_type(*kinds: type[Player]) -> Callable[[str], Player]:
 def exists(agent: Agent) -> bool:
     """Whether the agent's checkpoint is there to load (``builtin`` always is)."""
     return agent.checkpoint == BUILTIN or Path(agent.checkpoint).expanduser().is_dir()
+
+
+def opponent_list(what: str) -> Callable[[str], tuple[int | str, ...]]:
+    """An argparse type for a league (``what``: ``"opponent"``), in the order given:
+    ``"self,builtin,6,8"`` → ``("self", "builtin", 6, 8)``. Each is a level (``level_list``),
+    ``self`` (the teacher itself: ``offline.dataset.SELF``) or an agent as ``parse_player``
+    names one (``builtin``, a checkpoint directory, ``policy:CHECKPOINT``: its network alone),
+    kept as written; a missing checkpoint directory is an error."""
+    levels = level_list(what)
+
+    def parse(text: str) -> tuple[int | str, ...]:
+        from rllib_curling.offline.dataset import SELF
+
+        parts = [part.strip() for part in text.split(",") if part.strip()]
+        if not parts:
+            raise argparse.ArgumentTypeError(
+                f"{what}s are levels, {SELF} or agents, like {SELF},builtin,6,8: {text!r}"
+            )
+        found: list[int | str] = []
+        for part in parts:
+            if part == SELF:
+                found.append(SELF)
+            elif part.lstrip("-").isdigit():
+                found += levels(part)
+            else:
+                try:
+                    found.append(str(parse_player(part, (Agent,))))
+                except ValueError as exc:
+                    raise argparse.ArgumentTypeError(f"{what} {part!r}: {exc}") from None
+        return tuple(found)
+
+    return parse

@@ -14,8 +14,8 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from rllib_curling.cli import UsageError
-from rllib_curling.cli.options import add_ends, opponent_list, positive_int
-from rllib_curling.cli.players import Agent, Level, player_type
+from rllib_curling.cli.options import add_ends, positive_int
+from rllib_curling.cli.players import Agent, Level, opponent_list, player_type
 
 if TYPE_CHECKING:
     from rllib_curling.offline.dataset import DatasetConfig
@@ -73,7 +73,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def add_opponents(p: argparse.ArgumentParser, default: str) -> None:
-    """``--opponents``, the league the teacher plays (``options.opponent_list``); ``curling
+    """``--opponents``, the league the teacher plays (``players.opponent_list``); ``curling
     improve``'s too."""
     p.add_argument(
         "--opponents", type=opponent_list("opponent"), default=default,
@@ -114,7 +114,7 @@ def make_teacher_of(teacher: int | str, action: str = "discrete", labels: str = 
 
 
 def make_opponents_of(config: DatasetConfig) -> dict[str, Any]:
-    """``generate``'s ``make_opponents``: for each agent opponent (``options.opponent_list``),
+    """``generate``'s ``make_opponents``: for each agent opponent (``players.opponent_list``),
     its agent as it plays by default (``agent_bot``; ``policy:CHECKPOINT``: its network alone),
     paths made absolute; loads each now, so a bad one fails in one line."""
     from rllib_curling.agent.player import agent_bot
