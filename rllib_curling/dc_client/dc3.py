@@ -63,7 +63,9 @@ class DC3Client:
         try:
             self._sock.sendall(dc3.encode(msg))
         except OSError as exc:
-            raise ConnectionLostError(f"the DC3 server at {self.address} went away ({exc})") from None
+            raise ConnectionLostError(
+                f"the DC3 server at {self.address} went away ({exc})"
+            ) from None
 
     def _recv(self) -> dc3.Message | None:
         """The next message; None when the server closed the connection."""

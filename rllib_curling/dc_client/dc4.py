@@ -112,8 +112,8 @@ class DC4Client:
     def join(self, match_id: str, team: str) -> str:
         """``POST /store-team-config`` for ``team`` (``"team0"`` / ``"team1"``) with DC's
         default players; the side the server gave us."""
-        players = [dc4.PlayerConfig(f"{self.name}-{k}") for k in range(1, 5)]
-        config = dc4.TeamConfig(self.name, *players, match_team_name=team)
+        p1, p2, p3, p4 = (dc4.PlayerConfig(f"{self.name}-{k}") for k in range(1, 5))
+        config = dc4.TeamConfig(self.name, p1, p2, p3, p4, match_team_name=team)
         query = urlencode({"match_id": match_id, "expected_match_team_name": team})
         side = self.call("POST", f"{dc4.PATH_TEAM_CONFIG}?{query}", config.to_json())
         if side not in ("team0", "team1"):

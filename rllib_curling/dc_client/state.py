@@ -1,15 +1,15 @@
 """A ``DCGameState`` rebuilt from what a DC server sends, for a bot's ``choose``.
 
-| ``DCGameState``   | from DC3's ``state`` (dc3_state)      | from DC4's state (dc4_state)           |
-|-------------------|---------------------------------------|----------------------------------------|
-| config            | ends: ``len(scores.team0)``; "fgz"    | ends: ``len(score.team0) - 1``; rule   |
-|                   |                                       | as given (the state does not say)      |
-| end, shot         | as sent                               | ``end_number``, ``total_shot_number``  |
-| first_team        | the team without the hammer           | from ``next_shot_team`` and the shot   |
-| position          | ``dc_rules.from_teams``, null → (0, 0) | ``dc_rules.from_teams``                |
-| end_scores        | the regular ends' scores, then (0, 0) | the same                               |
-|                   | per extra end (a scored one ends it)  |                                        |
-| remaining (both)  | ``thinking_time_remaining``           | ``…remaining_time``, ``…extra_end…``   |
+| field          | from DC3's ``state`` (dc3_state)     | from DC4's state (dc4_state)        |
+|----------------|--------------------------------------|-------------------------------------|
+| config         | ends: ``len(scores.team0)``; "fgz"   | ends: ``len(score.team0) - 1``;     |
+|                |                                      | rule as given (the state omits it)  |
+| end, shot      | as sent                              | ``end_number``, ``total_shot_…``    |
+| first_team     | the team without the hammer          | from ``next_shot_team``, the shot   |
+| position       | ``dc_rules.from_teams``, null → 0, 0 | ``dc_rules.from_teams``             |
+| end_scores     | the regular ends' scores, then       | the same                            |
+|                | (0, 0) per extra end before this one |                                     |
+| remaining      | ``thinking_time_remaining`` (both)   | ``…remaining_time``, ``…extra_…``   |
 
 Only states where a team is to throw are rebuilt (``ValueError`` else).
 """
