@@ -1,4 +1,5 @@
-"""``curling play --checkpoint CKPT``: a trained policy as an AI player on any curling server."""
+"""``curling play --checkpoint CKPT``: a trained policy as an AI player on any curling server;
+``curling play --protocol dc3|dc4 --level N``: our DC bot of level N on a Digital Curling server."""
 
 from __future__ import annotations
 
@@ -9,27 +10,86 @@ from typing import Any
 from rllib_curling.cli import CommandError, UsageError
 from rllib_curling.cli.options import SearchOptions, add_search_options, load_player
 
+PROTOCOLS = ("platform", "dc3", "dc4")
+DC4_RULES = {"fgz_rule": "fgz", "no_tick_rule": "no_tick"}
+#: Flags (dest, as typed) of one protocol only; another protocol refuses them in one line.
+_ONLY = {
+    "platform": (("checkpoint", "--checkpoint"), ("key", "--key"), ("module_id", "--module-id"),
+                 ("search", "--search/--no-search"), ("samples", "--samples"),
+                 ("value_weight", "--value-weight"), ("watch", "--watch"),
+                 ("record", "--record"), ("explain", "--explain")),
+    "dc": (("level", "--level"),),
+    "dc3": (),
+    "dc4": (("http_port", "--http-port"), ("match_id", "--match-id"), ("user", "--user"),
+            ("password", "--password"), ("team", "--team"), ("ends", "--ends"),
+            ("rule", "--rule")),
+}  # fmt: skip
+
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "play",
-        help="play a trained policy on a server (ours or the platform's)",
+        help="play a trained policy on a server (ours or the platform's), or a DC bot on DC3/DC4",
         description=(
             "Connect a trained RLlib policy to a curling server as an AI player and play until "
             "the server ends the session. Works with `curling server` and the platform's "
-            "curling_server.exe. Prints one line per game."
+            "curling_server.exe. Prints one line per game. With --protocol dc3 or dc4: our "
+            "built-in DC bot of --level N plays one game on a Digital Curling server (UEC's or "
+            "`curling server --protocol dc3|dc4`); a trained agent for DC ice does not exist "
+            "yet, so DC takes --level only."
         ),
     )
-    p.add_argument("--checkpoint", required=True,
+    p.add_argument(
+        "--protocol", choices=PROTOCOLS, default="platform",
+        help="the server's protocol: platform (default: the platform's TCP protocol, a trained "
+        "agent), dc3 (DC3's JSON lines on a team port) or dc4 (DC4's HTTP + SSE)",
+    )  # fmt: skip
+    p.add_argument("--checkpoint",
                    help="RLlib checkpoint (algorithm, trial or experiment dir), an agent folder, "
-                   "or builtin: the agent shipped in the package")  # fmt: skip
+                   "or builtin: the agent shipped in the package (platform protocol; required "
+                   "there)")  # fmt: skip
+    p.add_argument(
+        "--level", type=int, metavar="N",
+        help="dc3/dc4: our DC bot of level N (0-6) plays (required there; no trained agent "
+        "for DC ice exists yet)",
+    )  # fmt: skip
     p.add_argument("-H", "--host", default="127.0.0.1", help="server host (default 127.0.0.1)")
-    p.add_argument("-p", "--port", type=int, default=7788, help="server TCP port (default 7788)")
+    p.add_argument(
+        "-p", "--port", type=int, default=None,
+        help="server TCP port (default 7788); dc3: the team's port (default 10000, team0's; "
+        "10001 is team1's)",
+    )  # fmt: skip
+    p.add_argument(
+        "--http-port", type=int, default=None,
+        help="dc4: the server's HTTP port (default 5000)",
+    )  # fmt: skip
+    p.add_argument(
+        "--match-id", default=None,
+        help="dc4: join this match; without it, create a match (printed) and join it",
+    )  # fmt: skip
+    p.add_argument("--user", default=None, help="dc4: basic-auth user (default: --name)")
+    p.add_argument("--password", default=None, help="dc4: basic-auth password (default empty)")
+    p.add_argument(
+        "--team", choices=("team0", "team1"), default=None,
+        help="dc4: the side to take (default team0 when creating the match, team1 when joining)",
+    )  # fmt: skip
+    p.add_argument(
+        "--ends", type=int, default=None,
+        help="dc4, creating a match: standard ends (default 8)",
+    )  # fmt: skip
+    p.add_argument(
+        "--rule", choices=tuple(DC4_RULES), default=None,
+        help="dc4: the match's guard rule (default fgz_rule); when joining, tell the bot the "
+        "match's rule (DC4's states do not say it)",
+    )  # fmt: skip
     p.add_argument(
         "-k", "--key", default="localtest",
         help="connection key; add ':N' to challenge built-in AI N (default localtest)",
     )  # fmt: skip
-    p.add_argument("--name", default="rllib-curling", help="team name sent after READYOK")
+    p.add_argument(
+        "--name", default="rllib-curling",
+        help="team name sent after READYOK (dc3: in dc_ok; dc4: the team's name)",
+    )  # fmt: skip
     p.add_argument("--module-id", default="default_policy", help="module to load")
     add_search_options(p)
     p.add_argument(
@@ -51,7 +111,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="with --watch or --record: add why the agent threw each stone (its most likely "
         "shots, its chance to win, the candidates its search judged); the page draws them",
     )  # fmt: skip
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, play_defaults={a.dest: a.default for a in p._actions})
 
 
 def _record_writer(path: str) -> Callable[[dict[str, Any]], None]:
@@ -80,7 +140,35 @@ def waiting_hint(key: str | None, after: float) -> str:
             "curling_server.exe, click Ready and Start on its page")  # fmt: skip
 
 
+def _check_flags(args: argparse.Namespace) -> None:
+    """One line for a flag that the chosen protocol does not take."""
+    defaults: dict[str, Any] = getattr(args, "play_defaults", {})
+    protocol = args.protocol
+    allowed = {"platform": ("platform",), "dc3": ("dc", "dc3"), "dc4": ("dc", "dc4")}[protocol]
+    for group, flags in _ONLY.items():
+        if group in allowed:
+            continue
+        for dest, flag in flags:
+            if getattr(args, dest, None) != defaults.get(dest):
+                where = {"platform": "the platform's protocol", "dc": "dc3 and dc4"}.get(
+                    group, group
+                )
+                raise UsageError(f"{flag} applies to {where} only, not --protocol {protocol}")
+    if protocol == "dc4" and args.port is not None:
+        raise UsageError("--port is not for --protocol dc4; its HTTP port is --http-port")
+    if protocol == "platform" and args.checkpoint is None:
+        raise UsageError("--checkpoint is required (or --protocol dc3|dc4 with --level N)")
+    if protocol != "platform" and args.level is None:
+        raise UsageError(
+            f"--protocol {protocol} needs --level N (our DC bot 0-6; no trained agent for DC "
+            "ice exists yet)"
+        )
+
+
 def run(args: argparse.Namespace) -> int:
+    _check_flags(args)
+    if args.protocol != "platform":
+        return _run_dc(args)
     from rllib_curling.agent.player import WAITING_HINT_S, play_session
     from rllib_curling.client import CurlingClient
     from rllib_curling.errors import ConnectionLostError
@@ -89,7 +177,8 @@ def run(args: argparse.Namespace) -> int:
     if args.explain and not (args.watch or args.record):
         raise UsageError("--explain shows on --watch's page or in --record's file; add one of them")
     player.explain = args.explain
-    client = CurlingClient(args.host, args.port, key=args.key, name=args.name, timeout=args.timeout)
+    port = 7788 if args.port is None else args.port
+    client = CurlingClient(args.host, port, key=args.key, name=args.name, timeout=args.timeout)
     web = feed = None
     sinks: list[Callable[[dict[str, Any]], None]] = []
     if args.record:
@@ -138,4 +227,54 @@ def run(args: argparse.Namespace) -> int:
     print(f"session over after {games} game(s)")
     if web is not None:
         web.serve_until_ctrl_c(f"the games stay on {web.url} until Ctrl+C")
+    return 0
+
+
+def _say(line: str) -> None:
+    print(line + "\n", end="", flush=True)  # one write: clients in threads keep whole lines
+
+
+def _run_dc(args: argparse.Namespace) -> int:
+    """One game of our DC bot of ``--level`` on a DC3 or DC4 server."""
+    from rllib_curling.dc_bots.levels import make_dc_bot
+    from rllib_curling.dc_client import DC3Client, DC4Client, DCResult
+    from rllib_curling.dc_client.dc4 import match_request
+    from rllib_curling.errors import ConfigError, ConnectionLostError, ProtocolError
+
+    try:
+        bot = make_dc_bot(args.level)
+    except ConfigError as exc:
+        raise UsageError(f"--level: {exc}") from None
+    if args.ends is not None and args.ends < 1:
+        raise UsageError(f"--ends must be at least 1, got {args.ends}")
+    if args.ends is not None and args.match_id is not None:
+        raise UsageError("--ends sets a match this client creates; not with --match-id")
+    result: DCResult
+    try:
+        if args.protocol == "dc3":
+            port = 10000 if args.port is None else args.port
+            dc3 = DC3Client(args.host, port, name=args.name, timeout=args.timeout)
+            dc3.connect()
+            _say(f"connected to DC3 at {dc3.address} as {args.name} (DC level {args.level})")
+            result = dc3.play(bot.choose)
+        else:
+            http_port = 5000 if args.http_port is None else args.http_port
+            user = args.name if args.user is None else args.user
+            if ":" in user:
+                raise UsageError(f"--user {user!r} contains ':'; basic auth does not allow it")
+            dc4 = DC4Client(args.host, http_port, user=user, password=args.password or "",
+                            name=args.name, timeout=args.timeout)  # fmt: skip
+            rule = args.rule or "fgz_rule"
+            match_id = args.match_id
+            if match_id is None:
+                match_id = dc4.create_match(match_request(args.ends or 8, rule, name=args.name))
+                _say(f"created match {match_id}")
+            team = args.team or ("team0" if args.match_id is None else "team1")
+            side = dc4.join(match_id, team)
+            _say(f"joined match {match_id} on DC4 at {dc4.address} as {side} (DC level "
+                 f"{args.level})")  # fmt: skip
+            result = dc4.play(match_id, bot.choose, DC4_RULES.get(rule, "fgz"))  # type: ignore[arg-type]
+    except (ConnectionLostError, ProtocolError) as exc:
+        raise CommandError(str(exc)) from None
+    _say(f"game over: {result.line()}")
     return 0
