@@ -121,11 +121,11 @@ def test_play_dc4__a_created_match_and_a_joined_one_play_and_report_the_recorded
         joined.append(next(iter(dc4_server.server.matches)))
 
     def second() -> list[str]:  # the joining client, once the match id is known
-        return [*argv, "--level", "3", "--name", "three", "--password", "pw",
-                "--match-id", joined[0]]  # fmt: skip
+        # as the README runs them: both with the default --name (and so the default users)
+        return [*argv, "--level", "3", "--password", "pw", "--match-id", joined[0]]
 
     codes = play_in_threads(
-        [*argv, "--level", "2", "--name", "two", "--ends", "1"],
+        [*argv, "--level", "2", "--ends", "1"],
         second,
         between=wait_for_the_match,
     )
@@ -135,7 +135,7 @@ def test_play_dc4__a_created_match_and_a_joined_one_play_and_report_the_recorded
     lines = game_over_lines(out)
     assert set(lines) == {"team0", "team1"}, out
     (game,) = records(tmp_path, "dc4_game")
-    assert game["match_id"] == joined[0] and game["teams"] == ["two", "three"]
+    assert game["match_id"] == joined[0] and game["teams"] == ["rllib-curling"] * 2
     for team, m in lines.items():
         k = int(team[-1])
         assert (int(m[3]), int(m[4])) == (game["totals"][k], game["totals"][1 - k])

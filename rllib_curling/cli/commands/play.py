@@ -67,7 +67,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--match-id", default=None,
         help="dc4: join this match; without it, create a match (printed) and join it",
     )  # fmt: skip
-    p.add_argument("--user", default=None, help="dc4: basic-auth user (default: --name)")
+    p.add_argument(
+        "--user",
+        default=None,
+        help="dc4: basic-auth user (default: --name and the side, e.g. rllib-curling-team1)",
+    )
     p.add_argument("--password", default=None, help="dc4: basic-auth password (default empty)")
     p.add_argument(
         "--team", choices=("team0", "team1"), default=None,
@@ -259,7 +263,9 @@ def _run_dc(args: argparse.Namespace) -> int:
             result = dc3.play(bot.choose)
         else:
             http_port = 5000 if args.http_port is None else args.http_port
-            user = args.name if args.user is None else args.user
+            team = args.team or ("team0" if args.match_id is None else "team1")
+            # DC4 binds a user to a side: two default clients on one match need two users
+            user = f"{args.name}-{team}" if args.user is None else args.user
             if ":" in user:
                 raise UsageError(f"--user {user!r} contains ':'; basic auth does not allow it")
             dc4 = DC4Client(args.host, http_port, user=user, password=args.password or "",
@@ -269,7 +275,6 @@ def _run_dc(args: argparse.Namespace) -> int:
             if match_id is None:
                 match_id = dc4.create_match(match_request(args.ends or 8, rule, name=args.name))
                 _say(f"created match {match_id}")
-            team = args.team or ("team0" if args.match_id is None else "team1")
             side = dc4.join(match_id, team)
             _say(f"joined match {match_id} on DC4 at {dc4.address} as {side} (DC level "
                  f"{args.level})")  # fmt: skip
