@@ -105,3 +105,11 @@ class Fcv1Simulator:
     def __call__(self, state: DCGameState, shot: object) -> np.ndarray:
         self.last = throw_stone(state, shot, self.rng, self.noise_for(state))
         return self.last.position
+
+
+def warm_up() -> None:
+    """Throw one stone on the fcv1 ice, so its kernels are compiled (or loaded from numba's
+    cache) before the first client's shot waits for them."""
+    from rllib_curling.dc_game import DCGame
+
+    throw_stone(DCGame.init(), (0.0, 2.3, 1.0), np.random.default_rng(0))

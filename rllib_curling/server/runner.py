@@ -105,7 +105,7 @@ def run_server(
     async def main() -> None:
         loop = asyncio.get_running_loop()
         stop = asyncio.Event()
-        _stop_on_signals(loop, stop)
+        stop_on_signals(loop, stop)
         if exit_with_parent:
             _watch_parent(loop, stop, parent_pid)
 
@@ -129,7 +129,7 @@ def run_server(
     return 0
 
 
-def _stop_on_signals(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> None:
+def stop_on_signals(loop: asyncio.AbstractEventLoop, stop: asyncio.Event) -> None:
     """Set ``stop`` on SIGINT or SIGTERM; on Windows on Ctrl+C (SIGINT) or Ctrl+Break (SIGBREAK,
     what a parent sends to a child's process group), where asyncio has no signal handlers.
 

@@ -4,14 +4,13 @@
 from __future__ import annotations
 
 import asyncio
-import signal
-import sys
 from collections.abc import Callable
 
+from rllib_curling.dc_ice import warm_up
 from rllib_curling.server.dc3.config import DC3ServerConfig
 from rllib_curling.server.dc3.tcp import DC3Server
-from rllib_curling.server.dc4.runner import warm_up
 from rllib_curling.server.loop_thread import LoopThread
+from rllib_curling.server.runner import stop_on_signals
 
 
 async def serve(
@@ -39,20 +38,15 @@ async def serve(
 def run_dc3_server(
     config: DC3ServerConfig, on_listening: Callable[[DC3Server], None] | None = None
 ) -> int:
-    """Serve until the games are played or SIGINT / SIGTERM (Ctrl+C); 0."""
+    """Serve until the games are played or SIGINT / SIGTERM (Ctrl+C; on Windows Ctrl+Break
+    too: ``stop_on_signals``); 0."""
 
     async def main() -> None:
         stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        if sys.platform != "win32":
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                loop.add_signal_handler(sig, stop.set)
+        stop_on_signals(asyncio.get_running_loop(), stop)
         await serve(config, stop, on_listening)
 
-    try:
-        asyncio.run(main())
-    except KeyboardInterrupt:
-        pass
+    asyncio.run(main())
     return 0
 
 

@@ -4,23 +4,13 @@
 from __future__ import annotations
 
 import asyncio
-import signal
-import sys
 from collections.abc import Callable
 
-import numpy as np
-
-from rllib_curling.dc_game import DCGame
-from rllib_curling.dc_ice import throw_stone
+from rllib_curling.dc_ice import warm_up
 from rllib_curling.server.dc4.config import DC4ServerConfig
 from rllib_curling.server.dc4.http import DC4Server
 from rllib_curling.server.loop_thread import LoopThread
-
-
-def warm_up() -> None:
-    """Throw one stone on the fcv1 ice, so its kernels are compiled (or loaded from numba's
-    cache) before the first client's shot waits for them."""
-    throw_stone(DCGame.init(), (0.0, 2.3, 1.0), np.random.default_rng(0))
+from rllib_curling.server.runner import stop_on_signals
 
 
 async def serve(
@@ -43,20 +33,14 @@ async def serve(
 def run_dc4_server(
     config: DC4ServerConfig, on_listening: Callable[[DC4Server], None] | None = None
 ) -> int:
-    """Serve until SIGINT / SIGTERM (Ctrl+C); 0."""
+    """Serve until SIGINT / SIGTERM (Ctrl+C; on Windows Ctrl+Break too: ``stop_on_signals``); 0."""
 
     async def main() -> None:
         stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        if sys.platform != "win32":
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                loop.add_signal_handler(sig, stop.set)
+        stop_on_signals(asyncio.get_running_loop(), stop)
         await serve(config, stop, on_listening)
 
-    try:
-        asyncio.run(main())
-    except KeyboardInterrupt:
-        pass
+    asyncio.run(main())
     return 0
 
 
