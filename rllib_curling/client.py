@@ -33,6 +33,7 @@ import numpy as np
 
 from rllib_curling import protocol as p
 from rllib_curling.errors import ConnectionLostError, InvalidThrowError, PeerTimeoutError
+from rllib_curling.protocol.defaults import CLIENT_TIMEOUT_S, DEFAULT_TCP_PORT
 
 log = logging.getLogger(__name__)
 #: How long ``connect`` waits for the seat (``CONNECTNAME``) by default.
@@ -46,11 +47,11 @@ class CurlingClient:
     def __init__(
         self,
         host: str = "127.0.0.1",
-        port: int = 7788,
+        port: int = DEFAULT_TCP_PORT,
         *,
         key: str = "localtest",
         name: str = "rllib-curling",
-        timeout: float = 150.0,
+        timeout: float = CLIENT_TIMEOUT_S,
         connect_timeout: float = CONNECT_TIMEOUT_S,
         centerline_choice: str = "RESET",
         nul: bool = False,

@@ -87,6 +87,8 @@ def score_rate(wins: int, draws: int, games: int) -> float:
     return (wins + 0.5 * draws) / games if games else math.nan
 
 
+#: Ends of a game unless told otherwise: the course's 四局制 (every config, flag and record).
+DEFAULT_ENDS = 4
 #: Who throws first after a 0-0 end: "swap" the order (course template) or "keep" it.
 BLANK_END_CHOICES = ("swap", "keep")
 
@@ -98,7 +100,7 @@ class GameConfig:
     ``blank_end``: who throws first after a 0-0 end: ``"swap"`` (course template) or ``"keep"``.
     """
 
-    ends: int = 4
+    ends: int = DEFAULT_ENDS
     blank_end: Literal["swap", "keep"] = "swap"
 
     def __post_init__(self) -> None:

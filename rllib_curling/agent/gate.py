@@ -27,6 +27,7 @@ from typing import Any
 from rllib_curling.bots.base import Bot
 from rllib_curling.bots.matches import GameResult, MatchResult, play_match
 from rllib_curling.errors import ConfigError
+from rllib_curling.game import DEFAULT_ENDS
 
 #: The share of points (draws ½) a new generation needs against the one before it.
 GATE_SCORE = 0.55
@@ -49,7 +50,7 @@ class GateConfig:
 
     games: int = GATE_GAMES
     games_per_shard: int = 10
-    ends: int = 4
+    ends: int = DEFAULT_ENDS
     seed: int = 0
     threshold: float = GATE_SCORE
 

@@ -30,6 +30,7 @@ from rllib_curling.aiming.templates import Throw
 from rllib_curling.client import CurlingClient
 from rllib_curling.env.spaces import action_mode, observe, throw_for
 from rllib_curling.errors import PeerTimeoutError
+from rllib_curling.names import DEFAULT_MODULE_ID
 
 
 class PolicyPlayer:
@@ -64,7 +65,7 @@ class PolicyPlayer:
     def from_checkpoint(
         cls,
         checkpoint: str,
-        module_id: str = "default_policy",
+        module_id: str = DEFAULT_MODULE_ID,
         *,
         search: int | None = None,
         samples: int | None = None,
@@ -119,7 +120,7 @@ class PolicyPlayer:
 
 
 def agent_bot(
-    checkpoint: str, module_id: str = "default_policy", *, search: int | None = None,
+    checkpoint: str, module_id: str = DEFAULT_MODULE_ID, *, search: int | None = None,
     samples: int | None = None, value_weight: float | None = None, name: str | None = None,
 ) -> AgentBot:  # fmt: skip
     """The checkpoint's agent as it plays by default (``from_checkpoint``'s arguments) as an

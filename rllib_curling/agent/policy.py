@@ -37,6 +37,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rllib_curling.names import DEFAULT_MODULE_ID
+
 if TYPE_CHECKING:
     import gymnasium as gym
 
@@ -269,7 +271,7 @@ class LoadedPolicy:
 
 
 def load_policy(
-    checkpoint: Any, module_id: str = "default_policy", *, normalize_actions: bool = True
+    checkpoint: Any, module_id: str = DEFAULT_MODULE_ID, *, normalize_actions: bool = True
 ) -> LoadedPolicy:
     """The policy of ``checkpoint`` (anything ``rl.checkpoints.find_checkpoint`` takes; module
     ``module_id``), loaded without building the algorithm. ``FileNotFoundError`` /

@@ -104,7 +104,7 @@ def _direct_steps_per_s(games: int, seed: int) -> float:
     steps, start = 0, time.perf_counter()
     for game in range(games):
         me = game % 2  # hammer alternating, as the server does
-        state = Game.init(GameConfig(ends=4))
+        state = Game.init(GameConfig())
         while not state.is_terminal:
             if state.next_seat == me:
                 parity = state.seat_parity(me)

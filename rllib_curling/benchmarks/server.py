@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rllib_curling.benchmarks.processes import allowed_cpus, cpu_seconds, load_average, pin
+from rllib_curling.game import DEFAULT_ENDS
 from rllib_curling.server.process import exit_with_parent_args, stop_child
 
 if TYPE_CHECKING:
@@ -193,7 +194,7 @@ def report(f: dict) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="curling bench server", description=__doc__)
     parser.add_argument("--games", type=int, default=20, help="games per run")
-    parser.add_argument("--ends", type=int, default=4, help="ends per game")
+    parser.add_argument("--ends", type=int, default=DEFAULT_ENDS, help="ends per game")
     parser.add_argument("--level", type=int, default=2, help="built-in bot level of both players")
     parser.add_argument("--repeats", type=int, default=3, help="runs per figure (median)")
     parser.add_argument("--seed", type=int, default=0, help="base seed")

@@ -25,6 +25,7 @@ import numpy as np
 from rllib_curling.bots.base import Bot
 from rllib_curling.bots.levels import make_bot
 from rllib_curling.game import (
+    DEFAULT_ENDS,
     Game,
     GameConfig,
     GameState,
@@ -198,7 +199,7 @@ def play_match(
     a: Bot,
     b: Bot,
     games: int,
-    ends: int = 4,
+    ends: int = DEFAULT_ENDS,
     seed: int = 0,
     *,
     start: int = 0,
@@ -253,7 +254,7 @@ class LadderRow:
 def run_ladder(
     levels: Iterable[int] = range(1, 9),
     games: int = 10,
-    ends: int = 4,
+    ends: int = DEFAULT_ENDS,
     seed: int = 0,
     *,
     progress: Callable[[int, int, GameResult, MatchResult | None], None] | None = None,

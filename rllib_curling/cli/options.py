@@ -21,8 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-#: Ends per game of the commands that play games, unless a command's own config says otherwise.
-DEFAULT_ENDS = 4
+from rllib_curling.game import DEFAULT_ENDS
 
 
 def positive_int(text: str) -> int:

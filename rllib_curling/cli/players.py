@@ -23,9 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rllib_curling.cli.options import level_list, level_range
+from rllib_curling.names import BUILTIN
 
-#: The shipped agent's name (``rl.checkpoints.BUILTIN``; kept here so parsing needs no Ray).
-BUILTIN = "builtin"
 #: The prefix of an agent's network alone, without its search.
 POLICY_PREFIX = "policy:"
 

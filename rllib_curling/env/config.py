@@ -49,12 +49,10 @@ from rllib_curling import errors
 from rllib_curling.bots.levels import LADDER, LEVELS, is_level
 from rllib_curling.env.rewards import check_reward
 from rllib_curling.errors import ConfigError
-from rllib_curling.game import check_ends
-from rllib_curling.server.config import TURN_TIMEOUT_S
+from rllib_curling.game import DEFAULT_ENDS, check_ends
+from rllib_curling.protocol.defaults import CLIENT_TIMEOUT_MARGIN_S, TURN_TIMEOUT_S
 
 ACTIONS = ("continuous", "discrete", "shots", "throw")
-#: The client waits this much longer than the turn timeout for the server's next message.
-CLIENT_TIMEOUT_MARGIN_S = 30.0
 #: Default ``server_timeout``: about 20 times the longest silence of a healthy private server
 #: (measurements/RESULTS.md, "How long a private server is silent").
 SERVER_TIMEOUT_S = 30.0
@@ -77,7 +75,7 @@ class CurlingEnvConfig:
 
     server: Any = "auto"
     opponent: Any = 2
-    ends: int = 4
+    ends: int = DEFAULT_ENDS
     key: str = "localtest"
     seed: int | None = None
     action: str = "continuous"

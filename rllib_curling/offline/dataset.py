@@ -59,6 +59,7 @@ import numpy as np
 
 from rllib_curling import observation
 from rllib_curling.errors import ConfigError
+from rllib_curling.game import DEFAULT_ENDS
 
 if TYPE_CHECKING:
     from rllib_curling.bots.candidates import SearchSpec
@@ -87,7 +88,7 @@ class DatasetConfig:
     #: unlabelled; ``generate`` then needs ``make_opponents``).
     opponents: tuple[int | str, ...] = (4, 6, 8)
     games: int = 200
-    ends: int = 4
+    ends: int = DEFAULT_ENDS
     games_per_shard: int = 10
     seed: int = 0
     #: The ``rewards`` column: ``CurlingEnv``'s ``reward`` and ``score_weight`` (as the README's

@@ -6,6 +6,7 @@
 | ``base``     | message base classes, argument shapes, ``EMPTIES_TO_CLOSE``               |
 | ``messages`` | one frozen dataclass per message of protocol.md §3, ``split_key``        |
 | ``codec``    | ``encode``, ``decode``, ``decode_all``, ``StreamDecoder`` (framing)        |
+| ``defaults`` | the platform's ports and timeouts (server, client and env read them)      |
 
 Import everything from here: ``from rllib_curling import protocol as p; p.encode(p.Go())``.
 """

@@ -20,11 +20,11 @@ import os
 from pathlib import Path
 from typing import Any
 
+from rllib_curling.names import BUILTIN, DEFAULT_MODULE_ID
+
 #: Where a new-API-stack algorithm checkpoint keeps its RLModules.
 MODULE_DIR = Path("learner_group", "learner", "rl_module")
 
-#: The name of the agent shipped in the package, wherever a checkpoint is taken.
-BUILTIN = "builtin"
 #: The shipped agent's folder (an agent folder, see the module docstring).
 BUILTIN_DIR = Path(__file__).resolve().parents[1] / "data" / "builtin"
 AGENT_FILE = "agent.json"
@@ -110,17 +110,17 @@ def _trial_rank(trial: Path) -> tuple[float, ...]:
     return (*ranks, newest)  # ties (offline runs report no games): the newest checkpoint
 
 
-def module_checkpoint_dir(checkpoint: Any, module_id: str = "default_policy") -> Path:
+def module_checkpoint_dir(checkpoint: Any, module_id: str = DEFAULT_MODULE_ID) -> Path:
     """The RLModule directory ``module_id`` inside the checkpoint ``find_checkpoint`` finds.
 
-    ``"default_policy"`` falls back to the learner ``"main"`` of a league run
+    ``DEFAULT_MODULE_ID`` falls back to the learner ``"main"`` of a league run
     (``env.league.LEARNER``) when the checkpoint has no ``default_policy``."""
     path = find_checkpoint(checkpoint)
     if (path / AGENT_FILE).is_file():
         return path
     if (path / MODULE_DIR).is_dir():
         module_dir = path / MODULE_DIR / module_id
-        if not module_dir.is_dir() and module_id == "default_policy":
+        if not module_dir.is_dir() and module_id == DEFAULT_MODULE_ID:
             from rllib_curling.env.league import LEARNER
 
             module_dir = path / MODULE_DIR / LEARNER
@@ -140,7 +140,7 @@ def module_checkpoint_dir(checkpoint: Any, module_id: str = "default_policy") ->
     raise FileNotFoundError(f"{path} holds no RLlib checkpoint (no {MODULE_DIR}/{module_id})")
 
 
-def agent_info(checkpoint: Any, module_id: str = "default_policy") -> dict[str, Any] | None:
+def agent_info(checkpoint: Any, module_id: str = DEFAULT_MODULE_ID) -> dict[str, Any] | None:
     """An agent folder's ``agent.json`` (None for an RLlib checkpoint)."""
     return agent_info_at(module_checkpoint_dir(checkpoint, module_id))
 
@@ -159,7 +159,7 @@ def agent_info_at(module_dir: Path) -> dict[str, Any] | None:
     return info
 
 
-def load_module(checkpoint: Any, module_id: str = "default_policy") -> Any:
+def load_module(checkpoint: Any, module_id: str = DEFAULT_MODULE_ID) -> Any:
     """The RLModule of ``checkpoint`` (``module_checkpoint_dir``; an agent folder included)."""
     module_dir = module_checkpoint_dir(checkpoint, module_id)
     return load_module_at(module_dir, agent_info_at(module_dir))
@@ -196,7 +196,7 @@ def export_agent(
     checkpoint: Any,
     out: Any,
     *,
-    module_id: str = "default_policy",
+    module_id: str = DEFAULT_MODULE_ID,
     search: dict[str, Any] | None = None,
     card: str = "",
 ) -> Path:
@@ -235,7 +235,7 @@ def _module_rllib_keys() -> frozenset[str]:
     return DQN_KEYS
 
 
-def start_module_from(algorithm: Any, checkpoint: Any, module_id: str = "default_policy") -> None:
+def start_module_from(algorithm: Any, checkpoint: Any, module_id: str = DEFAULT_MODULE_ID) -> None:
     """Load the policy of ``checkpoint`` (``module_checkpoint_dir``: a single-agent run's
     ``default_policy`` or a league's ``"main"``; any algorithm's curling module, BC's and
     MARWIL's included) into the learner's module ``module_id``, and so into every env runner.

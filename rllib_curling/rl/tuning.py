@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from rllib_curling.errors import ConfigError
+from rllib_curling.names import DEFAULT_MODULE_ID
 from rllib_curling.rl.env_names import CURLING_ENVS, LEAGUE_ENV_NAME
 from rllib_curling.rl.experiments import (
     ExperimentSpec,
@@ -261,7 +262,7 @@ def _start_from_on_init(config: Any, checkpoint: str) -> Any:
 
     from rllib_curling.env.league import LEARNER
 
-    module_id = LEARNER if config.env == LEAGUE_ENV_NAME else "default_policy"
+    module_id = LEARNER if config.env == LEAGUE_ENV_NAME else DEFAULT_MODULE_ID
 
     def start(algorithm: Any, **_: Any) -> None:
         start_module_from(algorithm, path, module_id)

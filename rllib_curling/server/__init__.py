@@ -45,8 +45,8 @@ consecutive messages to one client, and ``legacy_gap`` (50 ms) for clients that 
 CONNECTKEY: the 2020-era clients, which read one message per ``recv``.
 
 **Sweeping** without real-time physics: after MOTIONINFO the server waits for the thrower's
-``SWEEP d`` up to ``sweep_window`` seconds (default ``config.SWEEP_WINDOW_S``), and goes on
-as soon as it arrives; a SWEEP that arrives later is not applied. It waits on a connection's
+``SWEEP d`` up to ``sweep_window`` seconds (default ``protocol.defaults.SWEEP_WINDOW_S``), and
+goes on as soon as it arrives; a SWEEP that arrives later is not applied. It waits on a connection's
 first MOTIONINFO, and after that only for connections that have sent a SWEEP (the sweep rule,
 ``players.RemotePlayer.sweep_window``): a client that never sweeps waits once per session, not
 once per stone. A client that does not sweep can answer ``SWEEP 0`` and lose no time; bots

@@ -21,16 +21,11 @@ from typing import Any
 
 from rllib_curling.bots.levels import LEVELS, is_level
 from rllib_curling.errors import ConfigError, refuse_unknown_keys
-from rllib_curling.game import BLANK_END_CHOICES, check_ends
+from rllib_curling.game import BLANK_END_CHOICES, DEFAULT_ENDS, check_ends
+from rllib_curling.protocol.defaults import DEFAULT_TCP_PORT, SWEEP_WINDOW_S, TURN_TIMEOUT_S
 
-DEFAULT_TCP_PORT = 7788
-DEFAULT_HTTP_PORT = 9007
 #: Matches played at once by default (at least one per port: every room can play its game).
 DEFAULT_MAX_MATCHES = 16
-#: Seconds from GO to BESTSHOT; then the stone is lost (``ServerConfig.turn_timeout``'s default).
-TURN_TIMEOUT_S = 120.0
-#: Seconds to wait for SWEEP after MOTIONINFO (``ServerConfig.sweep_window``'s default).
-SWEEP_WINDOW_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -80,7 +75,7 @@ class ServerConfig:
     tcp_port: int = DEFAULT_TCP_PORT
     ports: int = 1
     http_port: int | None = None
-    ends: int = 4
+    ends: int = DEFAULT_ENDS
     games: int = 1
     seed: int | None = None
     log_dir: str | None = None

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from rllib_curling.errors import ServerStartError
-from rllib_curling.server.config import TURN_TIMEOUT_S
+from rllib_curling.game import DEFAULT_ENDS
+from rllib_curling.protocol.defaults import TURN_TIMEOUT_S
 
 #: A first start on a fresh install compiles the engine (numba); under load that takes a while.
 START_TIMEOUT_S = 180.0
@@ -52,7 +53,7 @@ class ServerOptions:
     host: str = "127.0.0.1"
     port: int = 0
     ports: int = 1
-    ends: int = 4
+    ends: int = DEFAULT_ENDS
     seed: int | None = None
     turn_timeout: float = TURN_TIMEOUT_S
     log_dir: str | None = None

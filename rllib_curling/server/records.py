@@ -45,6 +45,8 @@ from typing import IO, Any, Protocol
 
 import numpy as np
 
+from rllib_curling.game import DEFAULT_ENDS
+
 log = logging.getLogger(__name__)
 RECORD_VERSION = 1
 
@@ -133,7 +135,7 @@ def shot_randomness(*, seed: int | None = None, shot_seed: int | None = None) ->
     return {"rng": np.random.default_rng(int(shot_seed))}
 
 
-def replay_shot(record: dict[str, Any], *, ends: int = 4) -> np.ndarray:
+def replay_shot(record: dict[str, Any], *, ends: int = DEFAULT_ENDS) -> np.ndarray:
     """Re-simulate one ``shot`` record: the position after physics and the rules (as KEEP).
 
     ``ends`` only matters for the state bookkeeping (pass the game's ``ends``). Compare with

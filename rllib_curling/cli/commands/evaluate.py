@@ -21,6 +21,8 @@ from rllib_curling.cli.options import (
     positive_int,
 )
 from rllib_curling.errors import ConnectionLostError
+from rllib_curling.game import DEFAULT_ENDS
+from rllib_curling.names import DEFAULT_MODULE_ID
 
 if TYPE_CHECKING:
     from rllib_curling.game import Result
@@ -103,7 +105,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="auto (default): a private server for each opponent, the hammer "
                    "alternating; or HOST:PORT, a server of yours (it seats the players: "
                    "curling server alternates the hammer with --games 0)")  # fmt: skip
-    p.add_argument("--module-id", default="default_policy", help="module to load")
+    p.add_argument("--module-id", default=DEFAULT_MODULE_ID, help="module to load")
     add_search_options(p)
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.add_argument("--watch", action="store_true",
@@ -119,10 +121,10 @@ def evaluate(
     checkpoint: str,
     episodes: int,
     opponent: int = 2,
-    ends: int = 4,
+    ends: int = DEFAULT_ENDS,
     seed: int | None = None,
     server: str = "auto",
-    module_id: str = "default_policy",
+    module_id: str = DEFAULT_MODULE_ID,
     echo: bool = True,
     player: Any = None,
     watch: dict[str, Any] | None = None,

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from rllib_curling.cli import UsageError
 from rllib_curling.cli.options import positive_int, unit_float
+from rllib_curling.names import DEFAULT_MODULE_ID
 
 DESCRIPTION = """\
 An agent folder holds the network's weights (weights.pt), what it is (agent.json: the network,
@@ -26,7 +27,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("checkpoint", help="a checkpoint, or a trial/experiment directory")
     p.add_argument("out", metavar="OUT", help="the agent folder to write (created)")
-    p.add_argument("--module-id", default="default_policy", help="module to export")
+    p.add_argument("--module-id", default=DEFAULT_MODULE_ID, help="module to export")
     p.add_argument("--search", type=positive_int, default=None, metavar="K",
                    help="the agent searches by default over its top K actions (default: no "
                    "search unless asked)")  # fmt: skip

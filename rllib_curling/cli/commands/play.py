@@ -9,6 +9,8 @@ from typing import Any
 
 from rllib_curling.cli import CommandError, UsageError
 from rllib_curling.cli.options import SearchOptions, add_search_options, load_player
+from rllib_curling.names import DEFAULT_MODULE_ID
+from rllib_curling.protocol.defaults import DEFAULT_TCP_PORT
 
 PROTOCOLS = ("platform", "dc3", "dc4")
 DC4_RULES = {"fgz_rule": "fgz", "no_tick_rule": "no_tick"}
@@ -56,8 +58,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-H", "--host", default="127.0.0.1", help="server host (default 127.0.0.1)")
     p.add_argument(
         "-p", "--port", type=int, default=None,
-        help="server TCP port (default 7788); dc3: the team's port (default 10000, team0's; "
-        "10001 is team1's)",
+        help=f"server TCP port (default {DEFAULT_TCP_PORT}); dc3: the team's port (default "
+        "10000, team0's; 10001 is team1's)",
     )  # fmt: skip
     p.add_argument(
         "--http-port", type=int, default=None,
@@ -94,7 +96,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--name", default="rllib-curling",
         help="team name sent after READYOK (dc3: in dc_ok; dc4: the team's name)",
     )  # fmt: skip
-    p.add_argument("--module-id", default="default_policy", help="module to load")
+    p.add_argument("--module-id", default=DEFAULT_MODULE_ID, help="module to load")
     add_search_options(p)
     p.add_argument(
         "--timeout", type=float, default=600.0, help="seconds to wait for the server (default 600)"
@@ -181,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
     if args.explain and not (args.watch or args.record):
         raise UsageError("--explain shows on --watch's page or in --record's file; add one of them")
     player.explain = args.explain
-    port = 7788 if args.port is None else args.port
+    port = DEFAULT_TCP_PORT if args.port is None else args.port
     client = CurlingClient(args.host, port, key=args.key, name=args.name, timeout=args.timeout)
     web = feed = None
     sinks: list[Callable[[dict[str, Any]], None]] = []

@@ -22,6 +22,7 @@ from rllib_curling.cli.options import (
     positive_int,
 )
 from rllib_curling.cli.players import Agent, Level, Player, Remote, parse_player
+from rllib_curling.names import DEFAULT_MODULE_ID
 
 #: Base seed of rating games: pair k plays with seed RATE_SEED + k.
 RATE_SEED = 2_000_000
@@ -82,7 +83,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default=1,
         help="processes for the bot-against-bot pairs (default 1: in this process)",
     )
-    p.add_argument("--module-id", default="default_policy", help="module of the checkpoints")
+    p.add_argument("--module-id", default=DEFAULT_MODULE_ID, help="module of the checkpoints")
     add_search_options(p)  # for every checkpoint player
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--png", default=None, metavar="FILE", help="draw the ratings into this PNG")

@@ -27,6 +27,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable
 from typing import Any
 
+from rllib_curling.game import DEFAULT_ENDS
 from rllib_curling.server.web.events import EVENT_TYPES, frames_for_record, game_config, next_seat
 
 log = logging.getLogger("rllib_curling.server.web")
@@ -91,7 +92,7 @@ class GameFeed:
 
     def __init__(self, start: dict[str, Any], blank_end: str | None) -> None:
         self.id = str(start["game_id"])
-        self.config = game_config(start.get("ends", 4), blank_end)
+        self.config = game_config(start.get("ends", DEFAULT_ENDS), blank_end)
         self.history: list[bytes] = []  # SSE bytes of every event, without frames
         self.events: list[dict[str, Any]] = []  # the same events as dicts
         self.watchers: set[Watcher] = set()
