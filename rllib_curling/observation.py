@@ -84,6 +84,13 @@ OBS_LOW = -4.0
 OBS_HIGH = 4.0
 
 
+def observation_tables() -> str:
+    """This module's tables of the stone row and the context block (its docstring, from "Stone
+    row" on), for the envs' docstrings: the layout is described once, here."""
+    doc = __doc__ or ""
+    return doc[doc.index("Stone row") :].strip()
+
+
 def split_observation(obs: Any) -> tuple[Any, Any]:
     """Split ``(..., OBS_SIZE)`` observations (numpy arrays or torch tensors, which the network
     splits so): stones ``(..., 16, STONE_FEATURES)``, context ``(..., CONTEXT_FEATURES)``."""
@@ -196,13 +203,13 @@ def encode_observation_python(
     else:
         end_frac, left = min(end / UNLIMITED_MAX_ENDS, 1.0), 1.0
     rows += (
-        min(shot, 15) / 15.0,
+        min(shot, N_STONES - 1) / (N_STONES - 1),
         min(end_frac, 1.0),
         left,
         min(max(score_diff / SCORE_SCALE, -1.0), 1.0),
         float(my_parity == 1),
-        mine_left / 8.0,
-        theirs_left / 8.0,
+        mine_left / sheet.STONES_PER_TEAM,
+        theirs_left / sheet.STONES_PER_TEAM,
         min(max(house / SCORE_SCALE, -1.0), 1.0),
     )
     obs = np.array(rows, dtype=np.float32)

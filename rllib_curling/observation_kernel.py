@@ -18,6 +18,8 @@ from rllib_curling import rules_kernel as rk
 from rllib_curling import sheet
 
 _N = sheet.STONES_PER_END
+_LAST = sheet.STONES_PER_END - 1  # the shot feature is shot / _LAST
+_TEAM = float(sheet.STONES_PER_TEAM)  # stones left are counted in _TEAM-ths
 _FEATURES = 10  # observation.STONE_FEATURES
 
 
@@ -73,13 +75,13 @@ def encode(
     else:
         end_frac, left = min(end / unlimited_ends, 1.0), 1.0
     c = _N * _FEATURES
-    out[c + 0] = min(shot, 15) / 15.0
+    out[c + 0] = min(shot, _LAST) / _LAST
     out[c + 1] = min(end_frac, 1.0)
     out[c + 2] = left
     out[c + 3] = min(max(score_diff / s_scale, -1.0), 1.0)
     out[c + 4] = 1.0 if my_parity == 1 else 0.0
-    out[c + 5] = mine_left / 8.0
-    out[c + 6] = theirs_left / 8.0
+    out[c + 5] = mine_left / _TEAM
+    out[c + 6] = theirs_left / _TEAM
     out[c + 7] = min(max(house / s_scale, -1.0), 1.0)
     lo, hi = np.float32(low), np.float32(high)
     for i in range(out.shape[0]):

@@ -17,6 +17,7 @@ from rllib_curling.agent.player import PolicyPlayer, agent_bot
 from rllib_curling.agent.policy import LoadedPolicy
 from rllib_curling.agent.search import EXPLAIN_CANDIDATES, EXPLAIN_TOP, AgentBot, PolicySearch
 from rllib_curling.env.spaces import observe, throw_space
+from rllib_curling.errors import ConfigError
 from rllib_curling.rl.checkpoints import export_agent
 
 pytest_plugins = ("server_fixtures",)  # start_server
@@ -26,7 +27,7 @@ def test_player__searches_only_when_asked() -> None:
     player = PolicyPlayer(lambda obs: THROW_AWAY, TEMPLATES)
     client = last_stone_tied()
     assert player.search is None and player.act(observe(client), client) == THROW_AWAY
-    with pytest.raises(ValueError, match="--search"):
+    with pytest.raises(ConfigError, match="a search needs a policy loaded"):
         PolicyPlayer(lambda obs: 0, TEMPLATES, PolicySearch(4))
 
 

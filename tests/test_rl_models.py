@@ -264,8 +264,14 @@ def test_model_config__unknown_key_is_an_error_naming_the_valid_keys(cls: type) 
 
 
 def test_model_config__rllibs_own_keys_are_accepted_and_ignored() -> None:
-    config = {**SMALL, "fcnet_hiddens": [512], "vf_share_layers": False, "max_seq_len": 20}
+    ours = {**SMALL, "vf_share_layers": False}
+    config = {**ours, "fcnet_hiddens": [512], "max_seq_len": 20}
     module = CurlingActorCritic(
         observation_space=OBS_SPACE, action_space=gym.spaces.Discrete(38), model_config=config
     )
+    plain = CurlingActorCritic(
+        observation_space=OBS_SPACE, action_space=gym.spaces.Discrete(38), model_config=ours
+    )
     assert hasattr(module, "critic_encoder")  # our vf_share_layers=False was honoured
+    shapes = [tuple(p.shape) for p in module.parameters()]
+    assert shapes == [tuple(p.shape) for p in plain.parameters()]  # fcnet_hiddens changed nothing

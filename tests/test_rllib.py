@@ -7,6 +7,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from rllib_helpers import announced_server, assert_resumes
 from server_helpers import send_stop_signal
@@ -157,7 +158,12 @@ def cli_checkpoint(ray_session: None, tmp_path_factory: pytest.TempPathFactory) 
 
 
 def test_rllib_train__flags_write_a_checkpoint(cli_checkpoint: str) -> None:
-    assert Path(cli_checkpoint).is_dir()
+    from rllib_curling.agent.policy import load_policy
+    from rllib_curling.observation import OBS_SIZE
+
+    policy = load_policy(cli_checkpoint)  # the experiment folder names its newest checkpoint
+    obs = np.zeros(OBS_SIZE, dtype=np.float32)
+    assert policy.action_space.contains(np.asarray(policy(obs), dtype=np.float32))
 
 
 def test_rllib_train__yaml_file_with_stop_override(

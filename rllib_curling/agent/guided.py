@@ -32,7 +32,7 @@ import numpy as np
 from rllib_curling import observation, rules, sheet
 from rllib_curling.aiming import shots
 from rllib_curling.aiming.tables import ShotTables, shot_tables
-from rllib_curling.bots.base import Bot, Throw, finish
+from rllib_curling.bots.base import Bot, Throw, clamped_throw
 from rllib_curling.game import GameState
 from rllib_curling.win_table import END_SCORES, ENDS_MAX, WinTable
 
@@ -179,7 +179,7 @@ class GuidedSearch(Bot):
 
     def choose(self, state: GameState, rng: np.random.Generator) -> Throw:
         found = self.judge(state, rng)
-        return finish(*found.throws[found.best])
+        return clamped_throw(*found.throws[found.best])
 
     def judge(self, state: GameState, rng: np.random.Generator) -> GuidedJudgement:
         """Steps 1–3 of the module docstring for the player to throw ``state.shot``."""

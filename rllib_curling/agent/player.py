@@ -29,7 +29,7 @@ from rllib_curling.aiming.tables import shot_tables
 from rllib_curling.aiming.templates import Throw
 from rllib_curling.client import CurlingClient
 from rllib_curling.env.spaces import action_mode, observe, throw_for
-from rllib_curling.errors import PeerTimeoutError
+from rllib_curling.errors import ConfigError, PeerTimeoutError
 from rllib_curling.names import DEFAULT_MODULE_ID
 
 
@@ -53,7 +53,7 @@ class PolicyPlayer:
         self.tables = shot_tables()
         self.search = search
         if self.search is not None and not isinstance(policy, LoadedPolicy):
-            raise ValueError("--search needs a policy loaded from a checkpoint (load_policy)")
+            raise ConfigError("a search needs a policy loaded from a checkpoint (load_policy)")
 
     def loaded(self) -> LoadedPolicy:
         """The policy as ``load_policy`` loaded it; ``ValueError`` for a plain function."""
@@ -84,7 +84,10 @@ class PolicyPlayer:
             return cls(policy, policy.action_space)
         weight = defaults.value_weight if value_weight is None else value_weight
         if weight > 0 and not policy.has_values:
-            raise ValueError("--value-weight needs a policy with a value head (PPO, BC, MARWIL)")
+            raise ConfigError(
+                "a learned value (value_weight > 0) needs a policy with a value head "
+                "(PPO, BC, MARWIL)"
+            )
         plan = PolicySearch(
             k, DEFAULT_SAMPLES if samples is None else samples, seed, value_weight=weight,
             leaf_value=module_leaf_value(policy.values) if weight > 0 else None,

@@ -31,7 +31,7 @@ import numpy as np
 from rllib_curling import observation
 from rllib_curling.agent.policy import LoadedPolicy, load_policy
 from rllib_curling.aiming.tables import ShotTables, shot_tables
-from rllib_curling.bots.base import Bot, Throw, finish
+from rllib_curling.bots.base import Bot, Throw, clamped_throw
 from rllib_curling.bots.candidates import SearchSpec
 from rllib_curling.bots.levels import MAX_LEVEL
 from rllib_curling.bots.search import SPECS, LeafValue, SearchBot
@@ -181,7 +181,7 @@ class PolicySearch:
         candidates, order = self._search.rank(state, self.rng if rng is None else rng)
         #: The best judged candidates of the last call, best first (``AgentBot.explanation``).
         self.judged = candidates[order[:EXPLAIN_CANDIDATES]]
-        return finish(*candidates[int(order[0])])
+        return clamped_throw(*candidates[int(order[0])])
 
 
 class AgentBot(Bot):
@@ -212,7 +212,7 @@ class AgentBot(Bot):
             return action_throw(action, self.mode, tables, state.position, parity, state.shot)
 
         if self.search is None:
-            throw = finish(*throw_of(self.policy(obs)))
+            throw = clamped_throw(*throw_of(self.policy(obs)))
         else:
             proposals = self.policy.propose(obs, self.search.k, rng)
             throw = self.search.best(state, np.array([throw_of(a) for a in proposals]), rng)
@@ -250,7 +250,7 @@ def explain_throw(
         value = float(policy.values(np.asarray(flat)[None])[0])
         win = round(float(np.clip(0.5 + 0.5 * value, 0.0, 1.0)), 4)
     shots = [
-        {"throw": _rounded(finish(*throw_of(action))),
+        {"throw": _rounded(clamped_throw(*throw_of(action))),
          "p": None if probabilities is None else round(probabilities[i], 4)}
         for i, action in enumerate(top)
     ]  # fmt: skip

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from rllib_curling import rules, sheet
+from rllib_curling import physics, rules
 from rllib_curling.aiming.templates import Throw
 from rllib_curling.game import GameState, Transition
 
-__all__ = ["DUMB_THROW", "Bot", "Throw", "finish", "my_parity", "signed_score"]
+__all__ = ["DUMB_THROW", "Bot", "Throw", "clamped_throw", "my_parity", "signed_score"]
 
 #: A stone stopping here (short of the far hog line) is removed: the dumb robot's throw.
 DUMB_THROW: Throw = (1.5, 0.0, 0.0, 0.0)
@@ -66,11 +66,7 @@ def signed_score(position: np.ndarray, parity: int) -> int:
     return rules.score_for(position, parity)
 
 
-def finish(v: float, h: float, w: float, sweep: float = 0.0) -> Throw:
-    """Clamp to the platform's ranges and return plain floats."""
-    return (
-        float(np.clip(v, 0.0, sheet.V_MAX)),
-        float(np.clip(h, -sheet.H_MAX, sheet.H_MAX)),
-        float(np.clip(w, -sheet.W_MAX, sheet.W_MAX)),
-        float(np.clip(sweep, 0.0, sheet.SWEEP_MAX)),
-    )
+def clamped_throw(v: float, h: float, w: float, sweep: float = 0.0) -> Throw:
+    """The throw clamped to the platform's ranges (``physics.clamp_throw``), as plain floats."""
+    v, h, w, sweep = physics.clamp_throw((v, h, w, sweep)).tolist()
+    return v, h, w, sweep

@@ -28,7 +28,7 @@ import numpy as np
 
 from rllib_curling import rules, sheet
 from rllib_curling.aiming.tables import ShotTables, path_x, shot_tables
-from rllib_curling.bots.base import DUMB_THROW, Bot, Throw, finish, my_parity
+from rllib_curling.bots.base import DUMB_THROW, Bot, Throw, clamped_throw, my_parity
 from rllib_curling.bots.candidates import SearchSpec, draw_candidates, hit_candidates
 from rllib_curling.game import GameState
 
@@ -106,8 +106,8 @@ def open_draw(
     options = [tables.draw(x, y, s * SPIN) for s in (first, -first)]
     for throw in options:
         if path_open(tables, stones, throw, y):
-            return finish(*throw), True
-    return finish(*options[0]), False
+            return clamped_throw(*throw), True
+    return clamped_throw(*options[0]), False
 
 
 def open_hit(
@@ -119,8 +119,8 @@ def open_hit(
     options = [tables.hit(x, y, v, s * SPIN) for s in (first, -first)]
     for throw in options:
         if path_open(tables, stones, throw, y, skip=(k,)):
-            return finish(*throw), True
-    return finish(*options[0]), False
+            return clamped_throw(*throw), True
+    return clamped_throw(*options[0]), False
 
 
 def free_spot(stones: Stones, x: float, y: float) -> bool:
@@ -176,7 +176,9 @@ class RulesBot(Bot):
             pos = stones.position[stones.mine]
             has_guard = np.any(rules.in_free_guard_zone(pos) & (np.abs(pos[:, 0] - TX) < 0.5))
             if not has_guard:
-                return finish(*tables.draw(*CENTRE_GUARD, SPIN * (1 if rng.random() < 0.5 else -1)))
+                return clamped_throw(
+                    *tables.draw(*CENTRE_GUARD, SPIN * (1 if rng.random() < 0.5 else -1))
+                )
             return open_draw(tables, stones, TX, TY, rng)[0]
         for side in rng.permutation([-1.0, 1.0]):
             x, y = TX + 0.75 * side, TY + 0.2
@@ -204,7 +206,7 @@ class RulesBot(Bot):
             k = min(guards, key=lambda g: stones.position[g, 1])
             gx, gy = stones.xy(k)
             v = tables.draw_speed(ty - RAISE_DEPTH, SPIN) + RAISE_EXTRA_SPEED
-            return finish(*tables.hit(gx, gy, min(v, 5.0), SPIN))
+            return clamped_throw(*tables.hit(gx, gy, min(v, 5.0), SPIN))
         return throw
 
     def _protect(
@@ -238,4 +240,4 @@ def last_stone(tables: ShotTables, state: GameState) -> Throw:
     )
     after = physics.simulate_batch(state.position, state.shot, throws, None, noise=False)
     mine = rules.score_for_batch(rules.remove_out_of_play(after.positions), my_parity(state))
-    return finish(*throws[int(np.argmax(mine))])
+    return clamped_throw(*throws[int(np.argmax(mine))])

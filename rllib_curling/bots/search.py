@@ -35,10 +35,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rllib_curling import rules, sheet
+from rllib_curling import physics, rules, sheet
 from rllib_curling.aiming.shots import legal_shots, shot_throws
 from rllib_curling.aiming.tables import ShotTables, shot_tables
-from rllib_curling.bots.base import DUMB_THROW, Bot, Throw, finish
+from rllib_curling.bots.base import DUMB_THROW, Bot, Throw, clamped_throw
 from rllib_curling.bots.candidates import (
     SearchSpec,
     draw_candidates,
@@ -151,8 +151,7 @@ class SearchBot(Bot):
                 self._draws = draw_candidates(tables, spec)
             found = np.concatenate([self._draws, hit_candidates(tables, state.position, spec)])
         found = np.concatenate([found, np.array([DUMB_THROW])])
-        found[:, 0] = np.clip(found[:, 0], 0.0, sheet.V_MAX)
-        return found
+        return physics.clamp_throws(found)
 
     def values(
         self, state: GameState, throws: np.ndarray, rng: np.random.Generator | None
@@ -170,7 +169,7 @@ class SearchBot(Bot):
 
     def choose(self, state: GameState, rng: np.random.Generator) -> Throw:
         throws, order = self.rank(state, rng)
-        return finish(*throws[order[0]])
+        return clamped_throw(*throws[order[0]])
 
     def rank(self, state: GameState, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """The candidates and the indices of the best ones, best first (steps 1–4 above)."""

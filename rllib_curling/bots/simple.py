@@ -6,7 +6,7 @@ import numpy as np
 
 from rllib_curling import sheet
 from rllib_curling.aiming.tables import shot_tables
-from rllib_curling.bots.base import DUMB_THROW, Bot, Throw, finish
+from rllib_curling.bots.base import DUMB_THROW, Bot, Throw, clamped_throw
 from rllib_curling.game import GameState
 
 #: Level 1 draws each throw uniformly from these ranges; the spin's sign is random too.
@@ -38,7 +38,7 @@ class RandomBot(Bot):
             (RANDOM_V[0], RANDOM_H[0], RANDOM_W[0], -1.0),
             (RANDOM_V[1], RANDOM_H[1], RANDOM_W[1], 1.0),
         )
-        return finish(v, h, w if sign >= 0 else -w)
+        return clamped_throw(v, h, w if sign >= 0 else -w)
 
 
 class ButtonBot(Bot):
@@ -55,7 +55,8 @@ class ButtonBot(Bot):
         if self._throws is None:
             tables = shot_tables()
             plus, minus = (
-                finish(*tables.draw(sheet.TEE_X, sheet.TEE_Y, s * BUTTON_SPIN)) for s in (1, -1)
+                clamped_throw(*tables.draw(sheet.TEE_X, sheet.TEE_Y, s * BUTTON_SPIN))
+                for s in (1, -1)
             )
             self._throws = (plus, minus)
         return self._throws

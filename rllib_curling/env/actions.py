@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rllib_curling import sheet
+from rllib_curling import physics, sheet
 from rllib_curling.aiming.tables import ShotTables
 from rllib_curling.aiming.templates import Throw, template_throw
 
@@ -57,14 +57,8 @@ def continuous_throw(action: np.ndarray, tables: ShotTables) -> Throw:
 
 def raw_throw(action: np.ndarray) -> Throw:
     """A ``throw`` action ``(v, h, w[, sweep])`` as a throw, clipped to the platform's limits."""
-    a = np.asarray(action, dtype=np.float64).ravel()
-    sweep = float(np.clip(a[3], 0.0, sheet.SWEEP_MAX)) if a.size > 3 else 0.0
-    return (
-        float(np.clip(a[0], 0.0, sheet.V_MAX)),
-        float(np.clip(a[1], -sheet.H_MAX, sheet.H_MAX)),
-        float(np.clip(a[2], -sheet.W_MAX, sheet.W_MAX)),
-        sweep,
-    )
+    v, h, w, sweep = physics.clamp_throw(np.asarray(action, dtype=np.float64).ravel()).tolist()
+    return v, h, w, sweep
 
 
 def discrete_throw(

@@ -26,7 +26,7 @@ from rllib_curling.env.spaces import (
     throw_for,
 )
 from rllib_curling.errors import ConfigError, ConnectionLostError, PeerTimeoutError
-from rllib_curling.observation import UNLIMITED_MAX_ENDS
+from rllib_curling.observation import UNLIMITED_MAX_ENDS, observation_tables
 
 
 class CurlingEnv(gym.Env):
@@ -87,21 +87,10 @@ class CurlingEnv(gym.Env):
 
     ## Observation Space
 
-    ``Box(-4, 4, (168,), float32)``: 16 stone rows of 10 features then 8 context features, from
-    the point of view of the thrower (us). Full table in ``rllib_curling.observation``:
+    ``Box({obs_low}, {obs_high}, ({obs_size},), float32)``, from the point of view of the
+    thrower (us); the layout is ``rllib_curling.observation``'s (its tables, repeated here):
 
-    | slice      | content                                                            |
-    |------------|--------------------------------------------------------------------|
-    | 10k … 10k+9| stone k (throwing order): x, y (normalised), distance to the tee,  |
-    |            | in play, in house, mine, thrown this end, protected by the free    |
-    |            | guard zone now, touching the centre line, counting now             |
-    | 160        | shot number / 15                                                   |
-    | 161        | end / (ends − 1)                                                   |
-    | 162        | ends left after this one / ends                                    |
-    | 163        | (my total − their total) / 8                                       |
-    | 164        | 1 if I have the hammer                                             |
-    | 165, 166   | my / their stones left in this end / 8                             |
-    | 167        | the end's score if it ended now, from my side / 8                  |
+    {observation_tables}
 
     ## Rewards
 
@@ -477,6 +466,9 @@ def _documented_facts() -> dict[str, str]:
     text["reward_names"] = " | ".join(f'"{name}"' for name in REWARDS)
     text["rewards"] = reward_docs()
     text["continuous_table"] = _continuous_table(text)
+    text["obs_size"] = str(observation.OBS_SIZE)
+    text["obs_low"], text["obs_high"] = f"{observation.OBS_LOW:g}", f"{observation.OBS_HIGH:g}"
+    text["observation_tables"] = observation_tables()
     return text
 
 

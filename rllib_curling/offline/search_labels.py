@@ -51,7 +51,7 @@ import numpy as np
 
 from rllib_curling import win_table
 from rllib_curling.aiming.shots import N_SHOTS
-from rllib_curling.bots.base import Bot, Throw, finish
+from rllib_curling.bots.base import Bot, Throw, clamped_throw
 from rllib_curling.bots.search import Judgement
 from rllib_curling.env.spaces import ACTION_MASK, observe_state
 from rllib_curling.game import GameState
@@ -68,7 +68,7 @@ class JudgingBot(Bot):
 
     def choose(self, state: GameState, rng: np.random.Generator) -> Throw:
         self.last = self.search.judge(state, rng)
-        return finish(*self.last.throws[int(self.last.order[0])])
+        return clamped_throw(*self.last.throws[int(self.last.order[0])])
 
 
 def label_row(

@@ -157,6 +157,12 @@ def _clamp(throws: np.ndarray, what: str, single: bool = False) -> np.ndarray:
     return np.clip(out, THROW_LOW, THROW_HIGH)
 
 
+def clamp_throws(throws: object) -> np.ndarray:
+    """``clamp_throw`` of each row of an (N, 3) or (N, 4) array: a new (N, 4) float64 array.
+    Raises :class:`InvalidThrowError` naming the first row that is not finite numbers."""
+    return _clamp(np.atleast_2d(_as_float(throws, "throws")), "throws")
+
+
 def derive_seeds(rng: np.random.Generator, n: int) -> np.ndarray:
     """One 64-bit seed per shot from ``rng`` (uint64 array of length ``n``)."""
     return rng.integers(0, 2**63, size=n, dtype=np.int64).astype(np.uint64)
@@ -347,7 +353,7 @@ def simulate_batch(
     and ``trajectories`` lists their (T_i, 16, 2) frames. ``remove_out_of_play``: as in
     :func:`simulate`.
     """
-    th = _clamp(np.atleast_2d(_as_float(throws, "throws")), "throws")
+    th = clamp_throws(throws)
     n = th.shape[0]
     pos = _as_float(positions, "positions")
     if pos.ndim == 2:

@@ -60,7 +60,7 @@ def _canonical(algo: str) -> str:
 
     name = str(algo).upper()
     if name not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {algo!r}; valid: {', '.join(ALGORITHMS)}")
+        raise ConfigError(f"unknown algorithm {algo!r}; valid: {', '.join(ALGORITHMS)}")
     return name
 
 
@@ -100,10 +100,10 @@ def algorithm_config(
         env_config.setdefault("action", "discrete")
     network = network_name(env_config.get("action", "continuous"))
     if old_stack and name in OFFLINE:
-        raise ValueError(f"{name} runs on the new API stack only here; use old_stack=False")
+        raise ConfigError(f"{name} runs on the new API stack only here; use old_stack=False")
     if name == "DQN":
         if old_stack:
-            raise ValueError(
+            raise ConfigError(
                 "DQN on the old API stack is broken in RLlib 2.60: its EpisodeReplayBuffer check "
                 "fails ('TypeError: argument of type 'ABCMeta' is not iterable' in "
                 "Algorithm._create_local_replay_buffer_if_necessary). Use old_stack=False."

@@ -75,7 +75,7 @@ def pfsp_weights(
     """The sampling probabilities of ``opponents`` (module docstring): ∝ max(f(p), floor), with
     p from ``win_rates`` (``config.prior`` where missing or NaN: RLlib's mean of no games)."""
     if not opponents:
-        raise ValueError("the league has no opponents")
+        raise ConfigError("the league has no opponents")
     raw = {}
     for name in opponents:
         p = float(win_rates.get(name, config.prior))

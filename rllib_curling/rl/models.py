@@ -37,6 +37,7 @@ from ray.rllib.utils.annotations import override
 from ray.rllib.utils.schedules.scheduler import Scheduler
 from torch import nn
 
+from rllib_curling.errors import ConfigError
 from rllib_curling.rl import shot_models
 from rllib_curling.rl.network import (
     DQN_KEYS,
@@ -109,7 +110,7 @@ class CurlingActorCritic(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
                 input_lens=lens
             )  # RLlib's classmethod is typed without its cls
             return int(np.sum(lens))
-        raise ValueError(
+        raise ConfigError(
             f"curling_net supports 1-D Box, Discrete and MultiDiscrete actions; got {space}"
         )
 
@@ -207,7 +208,7 @@ class CurlingQNetwork(DefaultDQNTorchRLModule):
     def setup(self) -> None:
         check_observation_space(self.observation_space)
         if not isinstance(self.action_space, gym.spaces.Discrete):
-            raise ValueError(
+            raise ConfigError(
                 f"DQN's curling_net needs a Discrete action space (env_config action='discrete'); "
                 f"got {self.action_space}"
             )
@@ -220,7 +221,7 @@ class CurlingQNetwork(DefaultDQNTorchRLModule):
         self.uses_double_q = bool(raw.get("double_q", True))
         self.num_atoms = int(raw.get("num_atoms", 1))
         if self.num_atoms != 1:
-            raise ValueError(
+            raise ConfigError(
                 f"curling_net's Q-network supports num_atoms=1 only; got {self.num_atoms}"
             )
         epsilon = raw.get("epsilon", [(0, 1.0), (10000, 0.05)])
@@ -253,10 +254,10 @@ def module_spec(algo: str, name: str = MODEL_NAME, **model_config: Any) -> RLMod
     (for example PPO's ``vf_share_layers=False``) when RLlib merges the two.
     """
     if name not in MODULES:
-        raise ValueError(f"unknown network {name!r}; registered: {sorted(MODULES)}")
+        raise ConfigError(f"unknown network {name!r}; registered: {sorted(MODULES)}")
     by_algo = MODULES[name]
     if algo.lower() not in by_algo:
-        raise ValueError(f"network {name!r} has no module for {algo!r}; valid: {sorted(by_algo)}")
+        raise ConfigError(f"network {name!r} has no module for {algo!r}; valid: {sorted(by_algo)}")
     resolve = resolve_shot_model_config if name == SHOT_MODEL_NAME else resolve_model_config
     return RLModuleSpec(module_class=by_algo[algo.lower()], model_config=resolve(model_config))
 

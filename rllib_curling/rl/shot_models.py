@@ -55,6 +55,7 @@ from ray.rllib.utils.torch_utils import FLOAT_MIN
 from torch import nn
 
 from rllib_curling.aiming import shots
+from rllib_curling.errors import ConfigError
 from rllib_curling.rl.network import DQN_KEYS, rllib_model_keys
 from rllib_curling.rl.shot_network import (
     DEFAULT_SHOT_MODEL_CONFIG,
@@ -76,13 +77,13 @@ def check_shot_spaces(observation_space: gym.Space | None, action_space: gym.Spa
         OBSERVATIONS, ACTION_MASK,
     }  # fmt: skip
     if not ok or not isinstance(action_space, gym.spaces.Discrete):
-        raise ValueError(
+        raise ConfigError(
             f"{SHOT_MODEL_NAME} needs the env's action='shots' spaces (a Dict observation of "
             f"{OBSERVATIONS!r} and {ACTION_MASK!r}, Discrete({shots.N_SHOTS}) actions); got "
             f"{observation_space} and {action_space}"
         )
     if int(action_space.n) != shots.N_SHOTS:
-        raise ValueError(f"{SHOT_MODEL_NAME} needs Discrete({shots.N_SHOTS}), got {action_space}")
+        raise ConfigError(f"{SHOT_MODEL_NAME} needs Discrete({shots.N_SHOTS}), got {action_space}")
 
 
 def shot_config_of(model_config: Any, rllib_keys: frozenset[str] = frozenset()) -> dict[str, Any]:
@@ -181,7 +182,7 @@ class CurlingShotQNetwork(DefaultDQNTorchRLModule):
         self.uses_double_q = bool(raw.get("double_q", True))
         self.num_atoms = int(raw.get("num_atoms", 1))
         if self.num_atoms != 1:
-            raise ValueError(f"{SHOT_MODEL_NAME} supports num_atoms=1 only; got {self.num_atoms}")
+            raise ConfigError(f"{SHOT_MODEL_NAME} supports num_atoms=1 only; got {self.num_atoms}")
         epsilon = raw.get("epsilon", [(0, 1.0), (10000, 0.05)])
         self.epsilon_schedule = Scheduler(fixed_value_or_schedule=epsilon, framework="torch")
         self.net = ShotNet(shot_config_of(raw, DQN_KEYS))

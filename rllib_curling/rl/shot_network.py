@@ -45,7 +45,7 @@ from torch import nn
 
 from rllib_curling import observation, sheet, win_table
 from rllib_curling.aiming import shots
-from rllib_curling.errors import refuse_unknown_keys
+from rllib_curling.errors import ConfigError, refuse_unknown_keys
 from rllib_curling.rl.network import ACTIVATIONS, mlp
 
 #: The network's name in ``models.MODULES`` (``module_spec(algo, name=SHOT_MODEL_NAME)``).
@@ -79,9 +79,9 @@ def resolve_shot_model_config(overrides: Mapping[str, Any] | None = None) -> dic
     refuse_unknown_keys(overrides, DEFAULT_SHOT_MODEL_CONFIG, f"{SHOT_MODEL_NAME} model_config")
     cfg = {**DEFAULT_SHOT_MODEL_CONFIG, **overrides}
     if cfg["activation"] not in ACTIVATIONS:
-        raise ValueError(f"activation={cfg['activation']!r}; valid: {sorted(ACTIVATIONS)}")
+        raise ConfigError(f"activation={cfg['activation']!r}; valid: {sorted(ACTIVATIONS)}")
     if int(cfg["width"]) % int(cfg["heads"]):
-        raise ValueError(f"heads={cfg['heads']} must divide width={cfg['width']}")
+        raise ConfigError(f"heads={cfg['heads']} must divide width={cfg['width']}")
     return cfg
 
 
