@@ -60,16 +60,18 @@ def test_search__prefers_the_shot_that_wins_over_the_policys_first_choice() -> N
     tables = shot_tables()
     throw_of = {a: throw_for(a, client, "discrete", tables) for a in (THROW_AWAY, DRAW_BUTTON)}
     alone = PolicySearch(1, samples=4, seed=0, level_candidates=False)
-    assert alone.choose(propose, obs, client, "discrete", tables) == throw_of[THROW_AWAY]
+    assert alone.choose(propose, obs, client, "discrete", tables).throw == throw_of[THROW_AWAY]
     both = PolicySearch(2, samples=4, seed=0, level_candidates=False)
-    assert both.choose(propose, obs, client, "discrete", tables) == throw_of[DRAW_BUTTON]
+    assert both.choose(propose, obs, client, "discrete", tables).throw == throw_of[DRAW_BUTTON]
 
 
 def test_search__level_8s_candidates_find_the_win_the_policy_missed() -> None:
     client = last_stone_tied()
     tables = shot_tables()
     plan = PolicySearch(1, samples=4, seed=0)  # proposes only the throw-away
-    throw = plan.choose(lambda o, k, r: [THROW_AWAY], observe(client), client, "discrete", tables)
+    choice = plan.choose(lambda o, k, r: [THROW_AWAY], observe(client), client, "discrete", tables)
+    throw = choice.throw
+    assert tuple(choice.judged[0]) == throw  # the judged candidates start with the one thrown
     assert throw != throw_for(THROW_AWAY, client, "discrete", tables)
     after = physics.simulate(client.position, 15, throw[:3], noise=False).position
     assert rules.score_end(after)[1] >= 1  # our stone (seat 1 throws the odd rows) scores

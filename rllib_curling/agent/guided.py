@@ -33,6 +33,7 @@ from rllib_curling import observation, rules, sheet
 from rllib_curling.aiming import shots
 from rllib_curling.aiming.tables import ShotTables, shot_tables
 from rllib_curling.bots.base import Bot, Throw, clamped_throw
+from rllib_curling.errors import ConfigError
 from rllib_curling.game import GameState
 from rllib_curling.win_table import END_SCORES, ENDS_MAX, WinTable
 
@@ -64,10 +65,10 @@ class GuidedSpec:
 
     def __post_init__(self) -> None:
         if self.candidates < 1 or self.samples < 1 or self.replies < 0:
-            raise ValueError(f"guided search: candidates and samples must be at least 1 and "
+            raise ConfigError(f"guided search: candidates and samples must be at least 1 and "
                              f"replies at least 0, got {self}")  # fmt: skip
         if self.time_limit is not None and not self.time_limit > 0:
-            raise ValueError(f"guided search: time_limit must be positive, got {self.time_limit}")
+            raise ConfigError(f"guided search: time_limit must be positive, got {self.time_limit}")
 
 
 @dataclass(frozen=True)

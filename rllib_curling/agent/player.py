@@ -102,20 +102,24 @@ class PolicyPlayer:
     def act(self, obs: np.ndarray, client: CurlingClient) -> Any:
         """The action for ``obs`` (the client's game as it is now) in ``env_config``'s space:
         the policy's, or with search the throw it found."""
+        return self._decide(obs, client)[0]
+
+    def _decide(self, obs: np.ndarray, client: CurlingClient) -> tuple[Any, np.ndarray | None]:
+        """``act``'s action, and the search's judged candidates (None without a search)."""
         if self.search is None:
-            return self.policy(obs)
-        throw = self.search.choose(self.loaded().propose, obs, client, self.mode, self.tables)
-        return np.array(throw[: 4 if self.sweep else 3], dtype=np.float64)
+            return self.policy(obs), None
+        choice = self.search.choose(self.loaded().propose, obs, client, self.mode, self.tables)
+        return np.array(choice.throw[: 4 if self.sweep else 3], dtype=np.float64), choice.judged
 
     def throw(self, client: CurlingClient) -> Throw:
         """Choose and send this turn's throw; returns (v, h, w, sweep). With ``explain``,
         ``explanation`` says why (before the throw is sent)."""
         obs = observe(client, self.mode)
-        action = self.act(obs, client)
+        action, judged = self._decide(obs, client)
         throw = throw_for(action, client, self.env_config()["action"], self.tables)
         if self.explain:
             self.explanation = explain_throw(
-                self.loaded(), self.search, obs,
+                self.loaded(), judged, obs,
                 lambda a: throw_for(a, client, self.mode, self.tables),
             )  # fmt: skip
         client.throw(*throw[:3], sweep=throw[3] if self.sweep else None)

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rllib_curling.errors import ConfigError
 from rllib_curling.names import DEFAULT_MODULE_ID
 
 if TYPE_CHECKING:
@@ -60,9 +61,9 @@ class SearchDefaults:
 
     def __post_init__(self) -> None:
         if self.k < 0:
-            raise ValueError(f"search defaults: k must be at least 0, got {self.k}")
+            raise ConfigError(f"search defaults: k must be at least 0, got {self.k}")
         if not 0.0 <= self.value_weight <= 1.0:
-            raise ValueError(f"search defaults: value_weight must be in [0, 1], got "
+            raise ConfigError(f"search defaults: value_weight must be in [0, 1], got "
                              f"{self.value_weight}")  # fmt: skip
 
     @classmethod
@@ -74,7 +75,7 @@ class SearchDefaults:
         valid = [f.name for f in dataclasses.fields(cls)]
         unknown = sorted(set(found) - set(valid))
         if unknown:
-            raise ValueError(f"agent search settings: unknown {unknown}; valid keys: {valid}")
+            raise ConfigError(f"agent search settings: unknown {unknown}; valid keys: {valid}")
         if not found:
             return None
         return cls(k=int(found.get("k", 0)), value_weight=float(found.get("value_weight", 0.0)))

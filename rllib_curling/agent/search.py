@@ -37,6 +37,7 @@ from rllib_curling.bots.levels import MAX_LEVEL
 from rllib_curling.bots.search import SPECS, LeafValue, SearchBot
 from rllib_curling.client import CurlingClient
 from rllib_curling.env.spaces import action_mode, action_throw, observe_state, throw_for
+from rllib_curling.errors import ConfigError
 from rllib_curling.game import GameConfig, GameState
 
 #: How hard the agent's search looks: level 8's candidates and judgement, with more noisy
@@ -136,6 +137,15 @@ def shot_teacher(checkpoint: str, name: str | None = None, labels: str = "search
     return JudgingBot(search, name=name or f"agent {checkpoint} over the shot set ({labels})")
 
 
+@dataclass(frozen=True)
+class SearchChoice:
+    """What the agent's search chose: the ``throw`` ``(v, h, w, sweep)`` and its best
+    ``EXPLAIN_CANDIDATES`` judged candidates, best first (the first is the throw), (K, 4)."""
+
+    throw: Throw
+    judged: np.ndarray
+
+
 @dataclass
 class PolicySearch:
     """The agent's search over a policy's top ``k`` proposals (see the module docstring)."""
@@ -149,11 +159,11 @@ class PolicySearch:
 
     def __post_init__(self) -> None:
         if self.k < 1 or self.samples < 1:
-            raise ValueError(f"search needs k >= 1 and samples >= 1, got {self.k}, {self.samples}")
+            raise ConfigError(f"search needs k >= 1 and samples >= 1, got {self.k}, {self.samples}")
         if not 0.0 <= self.value_weight <= 1.0:
-            raise ValueError(f"value_weight must be in [0, 1], got {self.value_weight}")
+            raise ConfigError(f"value_weight must be in [0, 1], got {self.value_weight}")
         if self.value_weight > 0 and self.leaf_value is None:
-            raise ValueError("value_weight > 0 needs a policy with a value head")
+            raise ConfigError("value_weight > 0 needs a policy with a value head")
         self.rng = np.random.default_rng(self.seed)
         # One search for every turn: it keeps level 8's draw candidates, which never change.
         self._search = AgentSearch(
@@ -165,23 +175,22 @@ class PolicySearch:
     def choose(
         self, propose: Propose, obs: np.ndarray, client: CurlingClient, mode: str,
         tables: ShotTables,
-    ) -> tuple[float, float, float, float]:  # fmt: skip
-        """The throw ``(v, h, w, sweep)`` to play on ``client``'s game: the best of the policy's
-        proposals and (with ``level_candidates``) level 8's candidates."""
+    ) -> SearchChoice:  # fmt: skip
+        """The throw to play on ``client``'s game: the best of the policy's proposals and (with
+        ``level_candidates``) level 8's candidates."""
         proposals = propose(obs, self.k, self.rng)
         throws = np.array([throw_for(a, client, mode, tables) for a in proposals])
         return self.best(game_state(client), throws)
 
     def best(
         self, state: GameState, proposals: np.ndarray, rng: np.random.Generator | None = None
-    ) -> tuple[float, float, float, float]:
+    ) -> SearchChoice:
         """The best throw from ``state`` among ``proposals`` (N, 4) and level 8's candidates
         (the noise drawn from ``rng``, else the search's own generator)."""
         self._search.proposals = np.asarray(proposals, dtype=np.float64).reshape(-1, 4)
         candidates, order = self._search.rank(state, self.rng if rng is None else rng)
-        #: The best judged candidates of the last call, best first (``AgentBot.explanation``).
-        self.judged = candidates[order[:EXPLAIN_CANDIDATES]]
-        return clamped_throw(*candidates[int(order[0])])
+        throw = clamped_throw(*candidates[int(order[0])])
+        return SearchChoice(throw, candidates[order[:EXPLAIN_CANDIDATES]])
 
 
 class AgentBot(Bot):
@@ -189,8 +198,6 @@ class AgentBot(Bot):
     in-process bot: it plays from a ``GameState`` as the env would see it (``curling dataset``'s
     teacher, matches without a server, a seat on ``curling server``'s page). ``search=None``: the
     policy's own choice. ``explain``: ``explanation()`` says why it threw what it threw (below)."""
-
-    level = -1
 
     def __init__(
         self, policy: LoadedPolicy, search: PolicySearch | None = None, name: str = "agent",
@@ -211,13 +218,15 @@ class AgentBot(Bot):
         def throw_of(action: Any) -> Throw:
             return action_throw(action, self.mode, tables, state.position, parity, state.shot)
 
+        judged = None
         if self.search is None:
             throw = clamped_throw(*throw_of(self.policy(obs)))
         else:
             proposals = self.policy.propose(obs, self.search.k, rng)
-            throw = self.search.best(state, np.array([throw_of(a) for a in proposals]), rng)
+            choice = self.search.best(state, np.array([throw_of(a) for a in proposals]), rng)
+            throw, judged = choice.throw, choice.judged
         if self.explain:
-            self._explanation = self._explain(obs, throw_of)
+            self._explanation = explain_throw(self.policy, judged, obs, throw_of)
         return throw
 
     def explanation(self) -> dict[str, Any] | None:
@@ -234,15 +243,13 @@ class AgentBot(Bot):
         """
         return self._explanation
 
-    def _explain(self, obs: Any, throw_of: Callable[[Any], Throw]) -> dict[str, Any]:
-        return explain_throw(self.policy, self.search, obs, throw_of)
-
 
 def explain_throw(
-    policy: LoadedPolicy, search: PolicySearch | None, obs: Any, throw_of: Callable[[Any], Throw]
+    policy: LoadedPolicy, judged: np.ndarray | None, obs: Any, throw_of: Callable[[Any], Throw]
 ) -> dict[str, Any]:
-    """Why a loaded policy, with ``search`` or without, threw from ``obs``: the keys of
-    ``AgentBot.explanation``. ``throw_of(action)``: the throw of one of its actions."""
+    """Why a loaded policy threw from ``obs``: the keys of ``AgentBot.explanation``. ``judged``:
+    its search's best candidates (``SearchChoice.judged``), None without a search;
+    ``throw_of(action)``: the throw of one of its actions."""
     top, probabilities = policy.likely(obs, EXPLAIN_TOP)
     win = None
     if policy.has_values:
@@ -254,7 +261,6 @@ def explain_throw(
          "p": None if probabilities is None else round(probabilities[i], 4)}
         for i, action in enumerate(top)
     ]  # fmt: skip
-    judged = getattr(search, "judged", None)
     return {
         "win": win,
         "top": shots,

@@ -26,9 +26,11 @@ DUMB_THROW: Throw = (1.5, 0.0, 0.0, 0.0)
 
 
 class Bot:
-    """A built-in opponent. Subclasses set ``level`` and ``name`` and implement ``choose``."""
+    """A player that chooses from a ``GameState`` in process. The built-in opponents set
+    ``level`` (their place on the ladder, ``bots.levels``); other players (an agent) leave it
+    None. Subclasses set ``name`` and implement ``choose``."""
 
-    level: int = -1
+    level: int | None = None
     name: str = "bot"
 
     def choose(self, state: GameState, rng: np.random.Generator) -> Throw:
@@ -50,6 +52,8 @@ class Bot:
         return "KEEP" if keep > reset else "RESET"
 
     def __repr__(self) -> str:
+        if self.level is None:
+            return f"{type(self).__name__}(name={self.name!r})"
         return f"{type(self).__name__}(level={self.level})"
 
 
