@@ -42,7 +42,7 @@ from typing import Literal
 
 import numpy as np
 
-from rllib_curling import dc_sheet
+from rllib_curling import dc_sheet, positions
 from rllib_curling.errors import ConfigError, InvalidThrowError, RuleError
 
 Rule = Literal["fgz", "modified_fgz", "no_tick"]
@@ -84,11 +84,7 @@ def _check_shot(shot: int) -> int:
 # --- per-stone predicates, (..., 2) -> (...) ----------------------------------------------------
 
 
-def in_play(xy: np.ndarray) -> np.ndarray:
-    """True where a stone is in play, i.e. not ``(0, 0)``."""
-    xy = np.asarray(xy, dtype=np.float64)
-    played: np.ndarray = (xy[..., 0] != 0.0) | (xy[..., 1] != 0.0)
-    return played
+in_play = positions.in_play  # True where a stone is in play, i.e. not (0, 0)
 
 
 def distance_to_tee(xy: np.ndarray) -> np.ndarray:

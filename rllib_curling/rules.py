@@ -38,7 +38,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from rllib_curling import sheet
+from rllib_curling import positions, sheet
 from rllib_curling.errors import InvalidThrowError
 
 #: A protected centre guard must move more than this (metres) to count as moved.
@@ -71,11 +71,7 @@ def as_position(position: object, *, batch: bool = False) -> np.ndarray:
 # --- per-stone predicates, (..., 2) -> (...) ----------------------------------------------------
 
 
-def in_play(xy: np.ndarray) -> np.ndarray:
-    """True where a stone is in play, i.e. not ``(0, 0)``."""
-    xy = np.asarray(xy, dtype=np.float64)
-    played: np.ndarray = (xy[..., 0] != 0.0) | (xy[..., 1] != 0.0)
-    return played
+in_play = positions.in_play  # True where a stone is in play, i.e. not (0, 0)
 
 
 def distance_to_tee(xy: np.ndarray) -> np.ndarray:
