@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from rllib_curling import run_folder
 from rllib_curling.bots.base import Bot
 from rllib_curling.bots.matches import GameResult, MatchResult, play_match
 from rllib_curling.errors import ConfigError
@@ -152,7 +153,7 @@ def play_gate(
     import ray
 
     path = Path(out).expanduser()
-    _check_config(path, config)
+    run_folder.claim(path, CONFIG_FILE, asdict(config), "a gate played")
     todo = [k for k in range(config.shards) if not _shard_file(path, k).exists()]
     done = config.shards - len(todo)
     if todo:
@@ -164,38 +165,14 @@ def play_gate(
         while waiting:
             ready, _ = ray.wait(list(waiting), num_returns=1)
             shard = waiting.pop(ready[0])
-            _write(_shard_file(path, shard), ray.get(ready[0]))
+            run_folder.write_json(_shard_file(path, shard), ray.get(ready[0]))
             done += 1
             if progress is not None:
                 progress(done, config.shards, verdict_of(path, config))
     verdict = verdict_of(path, config)
-    _write(path / VERDICT_FILE, verdict.as_dict())
+    run_folder.write_json(path / VERDICT_FILE, verdict.as_dict())
     return verdict
 
 
 def _shard_file(out: Path, shard: int) -> Path:
     return out / f"shard-{shard:05d}.json"
-
-
-def _check_config(out: Path, config: GateConfig) -> None:
-    """Write ``out/config.json``, or check that the slices already there were played so."""
-    path = out / CONFIG_FILE
-    wanted = asdict(config)
-    if path.exists():
-        have = json.loads(path.read_text())
-        if have != wanted:
-            changed = ", ".join(sorted(k for k in wanted if have.get(k) != wanted[k]))
-            raise ConfigError(
-                f"{out} holds a gate played with other settings ({changed} differ); use "
-                "another folder or the same settings to resume it"
-            )
-        return
-    out.mkdir(parents=True, exist_ok=True)
-    _write(path, wanted)
-
-
-def _write(path: Path, data: dict[str, Any]) -> None:
-    """Write JSON whole or not at all (a partial file, then a rename)."""
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(json.dumps(data, indent=1) + "\n")
-    os.replace(partial, path)

@@ -46,7 +46,6 @@ no evaluation uses (``rllib evaluate`` seeds servers with plain integers).
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import time
@@ -57,7 +56,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rllib_curling import observation
+from rllib_curling import observation, run_folder
 from rllib_curling.errors import ConfigError
 from rllib_curling.game import DEFAULT_ENDS
 
@@ -309,20 +308,9 @@ def shard_dir(out: Path, shard: int) -> Path:
 
 def check_config(out: Path, config: DatasetConfig) -> None:
     """Write ``out/dataset.json``, or check that the data already there was made so."""
-    path = out / CONFIG_FILE
-    wanted = asdict(config)
-    wanted["opponents"] = list(config.opponents)
-    if path.exists():
-        have = json.loads(path.read_text())
-        if have != wanted:
-            changed = ", ".join(sorted(k for k in wanted if have.get(k) != wanted[k]))
-            raise ConfigError(
-                f"{out} holds a dataset made with other settings ({changed} differ: {have}); "
-                "use another folder or the same settings to resume it"
-            )
-        return
-    out.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(wanted, indent=1) + "\n")
+    settings = asdict(config)
+    settings["opponents"] = list(config.opponents)
+    run_folder.claim(out, CONFIG_FILE, settings, "a dataset made")
 
 
 def write_shard(out: Path, shard: int, rows: list[dict[str, Any]]) -> None:
