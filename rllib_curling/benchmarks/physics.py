@@ -1,7 +1,8 @@
 """Physics benchmark: simulated shots per second on one core, and single-shot latency.
 
 Invoked as ``curling bench physics [--json]``; ``curling bench physics --ice fcv1`` runs the
-fcv1 ice's benchmark instead (:mod:`rllib_curling.benchmarks.physics_fcv1`, same options).
+fcv1 ice's scenarios instead (:mod:`rllib_curling.benchmarks.physics_fcv1`), with the same
+options and output.
 
 Scenarios (noise on, as in play):
 
@@ -23,7 +24,9 @@ import argparse
 import json
 import os
 import statistics
+import sys
 import time
+from types import ModuleType
 
 import numpy as np
 
@@ -34,6 +37,9 @@ TEE = np.array(sheet.TEE)
 #: Issue 24's targets: batched mid-end shots per second on one core, single-shot latency.
 TARGET_SHOTS_PER_S = 100_000
 TARGET_LATENCY_MS = 0.02
+#: The first line of the printed figures.
+TITLE = "physics benchmark (one core, noise on"
+ICES = ("platform", "fcv1")
 
 
 def midend_positions(rng: np.random.Generator, n: int, stones: int = 8) -> np.ndarray:
@@ -144,6 +150,17 @@ def run(batch: int, single: int, repeats: int, seed: int) -> dict[str, float]:
     return result
 
 
+def targets(figures: dict[str, float]) -> list[str]:
+    """One line per target: met, or not and by how much."""
+    rate, latency = figures["midend_batched_shots_per_s"], figures["midend_single_latency_ms"]
+    rate_met = "met" if rate >= TARGET_SHOTS_PER_S else f"NOT met ({rate / TARGET_SHOTS_PER_S:.0%})"
+    latency_met = "met" if latency <= TARGET_LATENCY_MS else f"NOT met ({latency:.3f} ms)"
+    return [
+        f"target >= {TARGET_SHOTS_PER_S:,} mid-end shots/s batched: {rate_met}",
+        f"target <= {TARGET_LATENCY_MS} ms single-shot latency: {latency_met}",
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="curling bench physics", description=__doc__.splitlines()[0]
@@ -154,31 +171,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=5, help="runs per figure (median)")
     parser.add_argument("--seed", type=int, default=0, help="seed of positions and throws")
     parser.add_argument(
-        "--ice", choices=("platform", "fcv1"), default="platform",
-        help="which ice: the platform's, or UEC Digital Curling's fcv1 (`curling bench physics "
-        "--ice fcv1` runs benchmarks/physics_fcv1.py, with these options)",
+        "--ice", choices=ICES, default="platform",
+        help="which ice: the platform's, or UEC Digital Curling's fcv1 "
+        "(benchmarks/physics_fcv1.py) (default: %(default)s)",
     )  # fmt: skip
     args = parser.parse_args(argv)
-    if args.ice != "platform":
-        parser.error("--ice fcv1 is benchmarked by rllib_curling.benchmarks.physics_fcv1")
+    bench = sys.modules[__name__] if args.ice == "platform" else _fcv1()
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
     cpu = pin_one_core()
-    figures = run(args.batch, args.single, args.repeats, args.seed)
+    figures = bench.run(args.batch, min(args.single, args.batch), args.repeats, args.seed)
     figures["cpu"] = -1 if cpu is None else cpu
     if args.json:
         print(json.dumps(figures))
         return 0
-    print(f"physics benchmark (one core, noise on, median of {args.repeats} runs)")
+    print(f"{bench.TITLE}, median of {args.repeats} runs)")
     for key, value in figures.items():
-        text = f"{value:12,.3f}" if key.endswith("_ms") else f"{value:12,.0f}"
+        text = f"{value:12,.3f}" if key.endswith(("_ms", "_contact")) else f"{value:12,.0f}"
         print(f"  {key:32s} {text}")
-    rate, latency = figures["midend_batched_shots_per_s"], figures["midend_single_latency_ms"]
-    print(
-        f"  target >= {TARGET_SHOTS_PER_S:,} mid-end shots/s batched: "
-        f"{'met' if rate >= TARGET_SHOTS_PER_S else f'NOT met ({rate / TARGET_SHOTS_PER_S:.0%})'}"
-    )
-    print(
-        f"  target <= {TARGET_LATENCY_MS} ms single-shot latency: "
-        f"{'met' if latency <= TARGET_LATENCY_MS else f'NOT met ({latency:.3f} ms)'}"
-    )
+    for line in bench.targets(figures):
+        print(f"  {line}")
     return 0
+
+
+def _fcv1() -> ModuleType:
+    from rllib_curling.benchmarks import physics_fcv1  # it imports this module's helpers
+
+    return physics_fcv1

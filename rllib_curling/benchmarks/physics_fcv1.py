@@ -1,6 +1,6 @@
 """Physics benchmark of the fcv1 ice (UEC Digital Curling): shots per second on one core.
 
-Invoked as ``curling bench physics --ice fcv1 [--json]``.
+Invoked as ``curling bench physics --ice fcv1 [--json]`` (``benchmarks.physics.main`` runs it).
 
 Scenarios (no noise: DC's noise is drawn before the physics and costs nothing here):
 
@@ -16,19 +16,18 @@ process's CPU time instead of wall time (what one core does when no other proces
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
 import statistics
 import time
 
 import numpy as np
 
 from rllib_curling import dc_sheet as dc
-from rllib_curling.benchmarks.physics import _median_rate, per_cpu_second, pin_one_core
+from rllib_curling.benchmarks.physics import _median_rate, per_cpu_second
 
 #: Issue 34's target: batched mid-end shots per second on one core.
 TARGET_SHOTS_PER_S = 20_000
+#: The first line of the printed figures.
+TITLE = "fcv1 physics benchmark (one core, no noise"
 #: The bodies the mid-end positions fill (four stones a team) and the thrown one.
 PLACED = (0, 1, 2, 3, 8, 9, 10, 11)
 THROWN = 4
@@ -108,28 +107,8 @@ def run(batch: int, single: int, repeats: int, seed: int) -> dict[str, float]:
     return result
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="curling bench physics --ice fcv1", description=__doc__.splitlines()[0]
-    )
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--batch", type=int, default=2000, help="shots per batched call")
-    parser.add_argument("--single", type=int, default=300, help="shots timed one at a time")
-    parser.add_argument("--repeats", type=int, default=5, help="runs per figure (median)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of positions and throws")
-    args = parser.parse_args(argv)
-    os.environ.setdefault("NUMBA_NUM_THREADS", "1")
-    cpu = pin_one_core()
-    figures = run(args.batch, min(args.single, args.batch), args.repeats, args.seed)
-    figures["cpu"] = -1 if cpu is None else cpu
-    if args.json:
-        print(json.dumps(figures))
-        return 0
-    print(f"fcv1 physics benchmark (one core, no noise, median of {args.repeats} runs)")
-    for key, value in figures.items():
-        text = f"{value:12,.3f}" if key.endswith(("_ms", "_contact")) else f"{value:12,.0f}"
-        print(f"  {key:32s} {text}")
+def targets(figures: dict[str, float]) -> list[str]:
+    """One line per target: met, or not and by how much."""
     rate = figures["midend_batched_shots_per_s"]
     met = "met" if rate >= TARGET_SHOTS_PER_S else f"NOT met ({rate / TARGET_SHOTS_PER_S:.0%})"
-    print(f"  target >= {TARGET_SHOTS_PER_S:,} mid-end shots/s batched: {met}")
-    return 0
+    return [f"target >= {TARGET_SHOTS_PER_S:,} mid-end shots/s batched: {met}"]

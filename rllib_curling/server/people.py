@@ -42,13 +42,13 @@ from rllib_curling import sheet
 from rllib_curling.bots.base import Bot
 from rllib_curling.bots.levels import LEVELS, is_level
 from rllib_curling.game import GameState, Transition
+from rllib_curling.physics.ice import PLATFORM
 from rllib_curling.server.config import ServerConfig
 from rllib_curling.server.connection import SeatLost
 from rllib_curling.server.players import BotPlayer, Choice, LeaveHook, LostCheck, Player
 from rllib_curling.server.records import position_list
 from rllib_curling.server.throttle import KeyThrottle
 from rllib_curling.server.web.desk import SeatRefused
-from rllib_curling.server.web.events import TICK_S
 
 log = logging.getLogger("rllib_curling.server")
 
@@ -178,7 +178,7 @@ class PersonPlayer(Player):
         0) offers none."""
         if window <= 0 or path is None:
             return 0.0
-        run = RunningStone.of(path, self.path_stride * TICK_S)
+        run = RunningStone.of(path, self.path_stride * PLATFORM.dt)
         self.running, self.thrown_at = run, asyncio.get_running_loop().time()
         self.mid = [float(v) for v in mid[:5]]
         try:

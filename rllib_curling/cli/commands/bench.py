@@ -20,31 +20,5 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    name, rest = args.name, list(args.rest)
-    if name == "physics" and _ice(rest) == "fcv1":  # the fcv1 ice has a benchmark of its own
-        name, rest = "physics_fcv1", _without_ice(rest)
-    module = importlib.import_module(f"rllib_curling.benchmarks.{name}")
-    return int(module.main(rest) or 0)
-
-
-def _ice(rest: list[str]) -> str | None:
-    """The value of ``--ice`` among a benchmark's options (``--ice X`` or ``--ice=X``)."""
-    for k, arg in enumerate(rest):
-        if arg == "--ice" and k + 1 < len(rest):
-            return rest[k + 1]
-        if arg.startswith("--ice="):
-            return arg.split("=", 1)[1]
-    return None
-
-
-def _without_ice(rest: list[str]) -> list[str]:
-    out: list[str] = []
-    skip = False
-    for arg in rest:
-        if skip:
-            skip = False
-        elif arg == "--ice":
-            skip = True
-        elif not arg.startswith("--ice="):
-            out.append(arg)
-    return out
+    module = importlib.import_module(f"rllib_curling.benchmarks.{args.name}")
+    return int(module.main(list(args.rest)) or 0)

@@ -36,12 +36,13 @@ import numpy as np
 
 from rllib_curling import sheet
 from rllib_curling.game import BLANK_END_CHOICES, GameConfig, first_seat_after
+from rllib_curling.physics.ice import PLATFORM
 from rllib_curling.server.records import shot_randomness
 
 #: At most this many frames per shot (a draw rolls about 2000 ticks: one frame per 0.1 s).
 MAX_FRAMES = 240
-#: The physics tick, seconds.
-TICK_S = 0.01
+#: The physics tick, seconds (the platform's ice: Unity's fixed time step).
+TICK_S = PLATFORM.dt
 #: The record types the page reads; others (``run``) are not forwarded.
 EVENT_TYPES = ("game_start", "shot", "reset", "game")
 
