@@ -198,7 +198,8 @@ def test_person_sweep__waits_in_real_time_from_mid_sheet_to_the_hog_line() -> No
 @pytest.mark.slow
 def test_person__bad_calls_are_refused_and_the_game_goes_on(server: Any, tmp_path: Path) -> None:
     web = server.web_url
-    assert open_seat(web, key="wrong")[0] == 403
+    status, reply = open_seat(web, key="wrong")
+    assert status == 403 and reply["code"] == "wrongKey"  # the page says it in its language
     status, reply = open_seat(web, opponent="9")
     assert status == 400 and "no opponent '9'" in reply["error"]
     status, seat = open_seat(web)
@@ -319,3 +320,17 @@ def test_person__a_foul_against_it_is_in_its_state_until_it_chooses(
     shots = [r for r in records_of(tmp_path) if r["type"] == "shot"]
     assert shots[1]["centerline_choice"] == "RESET" and shots[1]["centre_line_violation"]
     assert shots[1]["position"][0] == pytest.approx([2.375, 8.0], abs=1e-3)  # restored
+
+
+def test_refusals__every_named_refusal_is_said_in_both_languages() -> None:
+    import re
+
+    from rllib_curling.server import people
+
+    codes = set(
+        re.findall(r'SeatRefused\(\s*\d+,\s*"[^"]*",\s*"(\w+)"', Path(people.__file__).read_text())
+    )
+    assert codes == {"attempts", "wrongKey", "lobbyFull", "busy"}
+    i18n = (Path(people.__file__).parent / "web" / "static" / "i18n.js").read_text()
+    for code in codes:
+        assert i18n.count(f'"server.{code}":') == 2, code  # English and Chinese

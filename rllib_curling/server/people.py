@@ -318,9 +318,11 @@ class PeopleDesk:
         keys = self.config.keys or (self.play_key,)
         ok = await self._throttle.check(peer, isinstance(key, str) and key in keys)
         if ok is None:
-            raise SeatRefused(429, "too many attempts; try again later")
+            raise SeatRefused(429, "too many attempts; try again later", "attempts")
         if not ok:
-            raise SeatRefused(403, "wrong key: a seat needs this server's connection key")
+            raise SeatRefused(
+                403, "wrong key: a seat needs this server's connection key", "wrongKey"
+            )
         name = str(body.get("name") or "person").strip()[:MAX_NAME] or "person"
         self._forget_finished()
         token = secrets.token_urlsafe(16)
@@ -329,13 +331,17 @@ class PeopleDesk:
         person = PersonPlayer(name, 1 - bot_seat, token, lobby=join is not None)
         if join is not None:
             if not await join(person):
-                raise SeatRefused(503, "no free lobby seat: a match is in progress; try later")
+                raise SeatRefused(
+                    503, "no free lobby seat: a match is in progress; try later", "lobbyFull"
+                )
             against = "the lobby"
         else:
             opponent = self._opponent(body.get("opponent"))
             players = [opponent(bot_seat), person]
             if not self._start_match(players if bot_seat == 0 else players[::-1]):
-                raise SeatRefused(503, "server busy: too many matches in progress; try later")
+                raise SeatRefused(
+                    503, "server busy: too many matches in progress; try later", "busy"
+                )
             against = players[0].kind
         self._seats[token] = person
         log.info("person %r (%s) seated against %s", name, peer, against)

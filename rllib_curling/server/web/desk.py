@@ -28,11 +28,14 @@ from typing import Any, Protocol
 
 
 class SeatRefused(Exception):
-    """A seat call that cannot be done: ``status`` (400, 403, 404, 409, 429, 503) and why."""
+    """A seat call that cannot be done: ``status`` (400, 403, 404, 409, 429, 503) and why, in
+    English; ``code`` names the refusal for the page, which says it in the reader's language
+    (``server.<code>`` in ``static/i18n.js``), or is None where the English is all there is."""
 
-    def __init__(self, status: int, text: str) -> None:
+    def __init__(self, status: int, text: str, code: str | None = None) -> None:
         super().__init__(text)
         self.status = status
+        self.code = code
 
 
 class Desk(Protocol):

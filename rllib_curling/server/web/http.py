@@ -135,7 +135,12 @@ class WebServer:
             )
             await self._route(method, target, headers, body, writer)
             await asyncio.wait_for(writer.drain(), REQUEST_TIMEOUT_S)
-        except (HttpError, SeatRefused) as exc:
+        except SeatRefused as exc:
+            refusal = (
+                {"error": str(exc)} if exc.code is None else {"error": str(exc), "code": exc.code}
+            )
+            _respond(writer, exc.status, refusal)
+        except HttpError as exc:
             _respond(writer, exc.status, {"error": str(exc)})
         except (TimeoutError, asyncio.IncompleteReadError, ConnectionError):
             pass

@@ -23,12 +23,6 @@
   const $ = (id) => document.getElementById(id);
   const { t } = CurlingI18n;
   // The server's refusals that the page words in its language (others are shown as they come).
-  const SERVER_ERRORS = {
-    "wrong key: a seat needs this server's connection key": "server.wrongKey",
-    "too many attempts; try again later": "server.attempts",
-    "no free lobby seat: a match is in progress; try later": "server.lobbyFull",
-    "server busy: too many matches in progress; try later": "server.busy",
-  };
   const params = new URLSearchParams(location.search);
   const key = params.get("key");
   const SPIN = Math.PI / 2; // the templates' spin (aiming.templates.TEMPLATE_SPIN)
@@ -54,13 +48,16 @@
       throw new Error(t("server.gone"));
     }
     const data = await response.json().catch(() => ({}));
-    if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
+    if (!response.ok) {
+      // a refusal the server names (data.code) is said in the reader's language (i18n.js)
+      throw new Error(data.code ? t(`server.${data.code}`) : data.error || `HTTP ${response.status}`);
+    }
     return data;
   }
 
   function showError(err) {
     const message = err ? err.message || String(err) : "";
-    P.error = SERVER_ERRORS[message] ? t(SERVER_ERRORS[message]) : message;
+    P.error = message;
     $("play-error").textContent = P.error;
   }
 
