@@ -107,3 +107,17 @@ def test_shot_throws__illegal_hits_are_the_throw_away() -> None:
 def test_shot_throw__out_of_range_is_an_index_error(bad: int) -> None:
     with pytest.raises(IndexError, match="not in 0"):
         shots.shot_throw(bad, np.zeros((16, 2)), shot_tables())
+
+
+def test_throws_of__are_the_rows_of_shot_throws_they_name() -> None:
+    tables = shot_tables()
+    pos = np.zeros((16, 2))
+    pos[1], pos[4], pos[7] = (2.2, 4.9), (2.6, 4.2), (2.4, 8.0)
+    every = shots.shot_throws(pos, tables)
+    picked = np.random.default_rng(0).choice(shots.N_SHOTS, 200, replace=False)
+    picked = np.concatenate([picked, [0, shots.N_DRAWS, shots.N_DRAWS + shots.HITS_PER_STONE + 3,
+                                      shots.AWAY]])  # fmt: skip
+    assert np.array_equal(shots.throws_of(picked, pos, tables), every[picked])
+    assert shots.throws_of(np.zeros(0, dtype=np.int64), pos, tables).shape == (0, 4)
+    with pytest.raises(IndexError, match="must be in 0"):
+        shots.throws_of(np.array([shots.N_SHOTS]), pos, tables)

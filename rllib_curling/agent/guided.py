@@ -189,7 +189,7 @@ class GuidedSearch(Bot):
         view = View.of(state, state.next_seat, state.shot)
         logits, _ = self.judge_positions(state.position[None], view)
         cands = _likeliest(logits[0], shots.legal_shots(state.position), spec.candidates)
-        throws = shots.shot_throws(state.position, tables)[cands]
+        throws = shots.throws_of(cands, state.position, tables)
         sums, visits = np.zeros(len(cands)), np.zeros(len(cands), np.int64)
         alive, n, rounds = np.arange(len(cands)), spec.samples, 0
         while len(alive) > 1:
@@ -245,7 +245,7 @@ class GuidedSearch(Bot):
             return 1.0 - their_win
         legal = shots.legal_shots(positions)  # (M, N_SHOTS)
         answers = np.concatenate([
-            shots.shot_throws(p, tables)[_likeliest(lg, ok, r, pad=True)]
+            shots.throws_of(_likeliest(lg, ok, r, pad=True), p, tables)
             for p, lg, ok in zip(positions, logits, legal, strict=True)
         ])  # fmt: skip
         before = np.repeat(positions, r, axis=0)

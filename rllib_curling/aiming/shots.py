@@ -195,13 +195,18 @@ def draw_throws(tables: ShotTables) -> np.ndarray:
 _DRAW_CACHE: dict[int, tuple[ShotTables, np.ndarray]] = {}
 
 
-def shot_throws(position: np.ndarray, tables: ShotTables) -> np.ndarray:
-    """(N_SHOTS, 4) every action's throw ``(v, h, w, sweep)`` for ``position`` (16, 2). A hit at a
-    stone not in play is the throw-away (illegal anyway: ``legal_shots``)."""
+def _draws(tables: ShotTables) -> np.ndarray:
+    """(N_DRAWS, 4) the draws' throws on ``tables``, computed once per tables."""
     cached = _DRAW_CACHE.get(id(tables))
     if cached is None or cached[0] is not tables:
         cached = _DRAW_CACHE[id(tables)] = (tables, draw_throws(tables))
-    draws = cached[1]
+    return cached[1]
+
+
+def shot_throws(position: np.ndarray, tables: ShotTables) -> np.ndarray:
+    """(N_SHOTS, 4) every action's throw ``(v, h, w, sweep)`` for ``position`` (16, 2). A hit at a
+    stone not in play is the throw-away (illegal anyway: ``legal_shots``)."""
+    draws = _draws(tables)
     position = np.asarray(position, dtype=np.float64).reshape(N_SLOTS, 2)
     hits = aim_hits(tables, position, SPINS, HIT_WEIGHTS, HIT_OFFSETS)  # (s, w, o, 16, 4)
     hits = np.moveaxis(hits, 3, 0).reshape(N_HITS, 4)  # slot-major, as the layout
@@ -210,12 +215,36 @@ def shot_throws(position: np.ndarray, tables: ShotTables) -> np.ndarray:
     return np.concatenate([draws, hits, np.array([THROW_AWAY])])
 
 
+def throws_of(indices: np.ndarray, position: np.ndarray, tables: ShotTables) -> np.ndarray:
+    """(K, 4) the throws of actions ``indices`` (K,) for ``position`` (16, 2): the rows of
+    ``shot_throws`` they name, aiming only the hits at the stones they name (a search that looks
+    at a few actions need not aim all 1,229)."""
+    indices = np.asarray(indices, dtype=np.int64).reshape(-1)
+    if indices.size and (indices.min() < 0 or indices.max() >= N_SHOTS):
+        raise IndexError(f"shots must be in 0..{N_SHOTS - 1}, got {indices.tolist()}")
+    position = np.asarray(position, dtype=np.float64).reshape(N_SLOTS, 2)
+    out = np.tile(np.array(THROW_AWAY, dtype=np.float64), (len(indices), 1))
+    drawn = indices < N_DRAWS
+    out[drawn] = _draws(tables)[indices[drawn]]
+    hit = (indices >= N_DRAWS) & (indices < N_DRAWS + N_HITS)
+    if hit.any():
+        k = indices[hit] - N_DRAWS
+        slots, which = np.unique(k // HITS_PER_STONE, return_inverse=True)
+        aimed = aim_hits(tables, position[slots], SPINS, HIT_WEIGHTS, HIT_OFFSETS)
+        aimed = np.moveaxis(aimed, 3, 0).reshape(len(slots), HITS_PER_STONE, 4)
+        throws = aimed[which, k % HITS_PER_STONE]
+        live = rules.in_play(position[slots])[which]
+        throws[~live] = THROW_AWAY
+        out[hit] = throws
+    return out
+
+
 def shot_throw(index: int, position: np.ndarray, tables: ShotTables) -> Throw:
     """The throw of action ``index`` for ``position`` (16, 2)."""
     if not 0 <= index < N_SHOTS:
         raise IndexError(f"shot {index} is not in 0..{N_SHOTS - 1}")
-    v, h, w, sweep = shot_throws(position, tables)[index]
-    return float(v), float(h), float(w), float(sweep)
+    v, h, w, sweep = throws_of(np.array([index]), position, tables)[0].tolist()
+    return v, h, w, sweep
 
 
 def describe_shot(index: int) -> str:
