@@ -166,3 +166,14 @@ def test_config__turn_timeout_default_is_the_servers() -> None:
 
     assert CurlingEnvConfig().turn_timeout == ServerConfig().turn_timeout
     assert CurlingEnvConfig().turn_timeout == ServerOptions().turn_timeout
+
+
+def test_config__keys_of_many_forms_are_parsed_once_and_kept() -> None:
+    config = CurlingEnvConfig.from_dict(
+        {"opponent": {"2": 1, 4: 3}, "server": ["127.0.0.1:7001", 7002]}
+    )
+    assert config.opponent_mix == {2: 0.25, 4: 0.75}
+    assert config.servers == (("127.0.0.1", 7001), ("127.0.0.1", 7002))
+    assert config.curriculum_config is None
+    assert config.opponent_mix is config.opponent_mix  # kept, not parsed again
+    assert config.opponent == {"2": 1, 4: 3}  # the field keeps what was written

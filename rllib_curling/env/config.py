@@ -43,6 +43,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from rllib_curling import errors
@@ -98,11 +99,9 @@ class CurlingEnvConfig:
         if self.sweep and self.action == "shots":
             raise ConfigError("sweep=True does not go with action='shots' (shots are unswept)")
         check_reward(self.reward)
-        opponent_weights(self.opponent)  # raises ConfigError for a bad one
-        if self.curriculum is not None:
-            if self.opponent == "external":
-                raise ConfigError("curriculum needs built-in opponents, not opponent='external'")
-            CurriculumConfig.from_value(self.curriculum)
+        _ = self.opponent_mix, self.curriculum_config, self.servers  # parsed once, kept
+        if self.curriculum is not None and self.opponent == "external":
+            raise ConfigError("curriculum needs built-in opponents, not opponent='external'")
         if not finite_number(self.score_weight) or self.score_weight < 0:
             raise ConfigError(f"score_weight must be a number >= 0, got {self.score_weight!r}")
         check_ends(self.ends)  # the game's rule: a positive int or -1
@@ -119,7 +118,6 @@ class CurlingEnvConfig:
             raise ConfigError(
                 f"key {self.key!r} must not contain ':' (the opponent level is added by the env)"
             )
-        parse_server(self.server)
         port = self.http_port
         if port is not None and (isinstance(port, bool) or not isinstance(port, int)
                                  or not 0 <= port < 65536):  # fmt: skip
@@ -136,13 +134,32 @@ class CurlingEnvConfig:
             values["opponent"] = tuple(values["opponent"])
         return cls(**values)
 
+    # The keys that take several forms are parsed once, when the config is made (``__post_init__``
+    # reads these), and kept: the fields keep what the user wrote, the env reads the parsed forms.
+
+    @cached_property
+    def opponent_mix(self) -> dict[int | str, float]:
+        """``opponent`` parsed: ``{level or "external": weight}``, weights summing to 1."""
+        return opponent_weights(self.opponent)
+
+    @cached_property
+    def curriculum_config(self) -> CurriculumConfig | None:
+        """``curriculum`` parsed, or None without one."""
+        return None if self.curriculum is None else CurriculumConfig.from_value(self.curriculum)
+
+    @cached_property
+    def servers(self) -> tuple[tuple[str, int], ...] | None:
+        """``server`` parsed: None for ``"auto"`` (a private server), else the addresses."""
+        found = parse_server(self.server)
+        return None if found is None else tuple(found)
+
     @property
     def opponents(self) -> dict[int | str, float]:
-        """The opponents the env starts with and their weights (``opponent_weights``); with a
-        curriculum, its first level alone."""
-        if self.curriculum is not None:
-            return {CurriculumConfig.from_value(self.curriculum).levels[0]: 1.0}
-        return opponent_weights(self.opponent)
+        """The opponents the env starts with and their weights; with a curriculum, its first
+        level alone."""
+        if self.curriculum_config is not None:
+            return {self.curriculum_config.levels[0]: 1.0}
+        return dict(self.opponent_mix)
 
     @property
     def client_timeout(self) -> float:

@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from rllib_curling.client import CONNECT_TIMEOUT_S, CurlingClient
-from rllib_curling.env.config import CurlingEnvConfig, parse_server
+from rllib_curling.env.config import CurlingEnvConfig
 from rllib_curling.errors import (
     ConfigError,
     ConnectionLostError,
@@ -211,7 +211,7 @@ class ServerAssigner:
     @classmethod
     def acquire(cls, config: CurlingEnvConfig, worker_index: int) -> tuple[tuple[str, int], Any]:
         """Return ((host, port), token) for this env instance; pass the token to ``release``."""
-        entries = parse_server(config.server)
+        entries = config.servers
         assert entries is not None, "auto servers are not assigned from a list"
         if len(entries) == 1:
             return entries[0], None
