@@ -17,6 +17,11 @@ At each turn:
 The engine moves stones like the platform's server (``physics.md``), so the search judges shots
 as they will run, on our server or the platform's. Cost: about 3,500 simulated throws a turn
 (``curling bench`` figures in RESULTS.md).
+
+Names: ``bots.search`` is the built-in levels' search (``SearchBot``); this module is the agent's,
+which drives it: ``AgentSearch`` is a ``SearchBot`` whose candidates include the policy's,
+``PolicySearch`` keeps one for a player's every turn and answers a ``SearchChoice``, ``AgentBot``
+is a loaded policy, searching or not, as an in-process ``Bot``. The folder says whose search.
 """
 
 from __future__ import annotations

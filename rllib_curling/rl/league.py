@@ -1,5 +1,7 @@
 """League self-play on ``CurlingLeagueEnv`` (``env.league``): the sampling rule, the snapshot
 rule, the RLlib callback that applies them, and the config that ``env: curling_league`` gets.
+(Two ``league`` modules on purpose: ``env.league`` is the env the games run in, this one the
+training rules RLlib applies to it; each layer has its half.)
 
 **Who plays whom.** The learner module ``"main"`` plays pairs of games against opponents drawn
 from a league: the built-in levels of ``LeagueConfig.levels`` and frozen snapshots of itself
