@@ -26,12 +26,12 @@ import os
 import statistics
 import sys
 import time
-from types import ModuleType
 
 import numpy as np
 
 from rllib_curling import sheet
-from rllib_curling.benchmarks.processes import allowed_cpus, pin
+from rllib_curling.benchmarks import physics_fcv1
+from rllib_curling.benchmarks.processes import median_rate, per_cpu_second, pin_one_core
 
 TEE = np.array(sheet.TEE)
 #: Issue 24's targets: batched mid-end shots per second on one core, single-shot latency.
@@ -78,32 +78,6 @@ def midend_throws(rng: np.random.Generator, n: int) -> np.ndarray:
     return np.stack([v, h, w], axis=1)
 
 
-def _median_rate(fn: object, shots: int, repeats: int) -> tuple[float, float]:
-    """(shots per wall-clock second, shots per CPU second of this process), medians."""
-    wall, cpu = [], []
-    for _ in range(repeats):
-        t0, c0 = time.perf_counter(), time.process_time()
-        fn()  # type: ignore[operator]
-        wall.append(time.perf_counter() - t0)
-        cpu.append(time.process_time() - c0)
-    return shots / statistics.median(wall), per_cpu_second(shots, statistics.median(cpu))
-
-
-def per_cpu_second(shots: int, cpu_seconds: float) -> float:
-    """Shots per CPU second; NaN when too little CPU time was counted to tell (Windows' process
-    clock ticks every 15.6 ms)."""
-    return shots / cpu_seconds if cpu_seconds > 0 else float("nan")
-
-
-def pin_one_core() -> int | None:
-    """Run this process on one CPU (the first allowed); returns it, or None if unsupported."""
-    cpus = allowed_cpus()
-    if not cpus:
-        return None
-    pin(os.getpid(), min(cpus))
-    return min(cpus)
-
-
 def run(batch: int, single: int, repeats: int, seed: int) -> dict[str, float]:
     from rllib_curling.physics import simulate, simulate_batch
 
@@ -119,10 +93,10 @@ def run(batch: int, single: int, repeats: int, seed: int) -> dict[str, float]:
     simulate_batch(empty, 0, draws[:4], rng)  # warm-up: compile or load the cache
     simulate(positions[0], slot, throws[0], rng)
     result: dict[str, float] = {}
-    result["draw_batched_shots_per_s"], result["draw_batched_cpu_shots_per_s"] = _median_rate(
+    result["draw_batched_shots_per_s"], result["draw_batched_cpu_shots_per_s"] = median_rate(
         lambda: simulate_batch(empty, 0, draws, rng), batch, repeats
     )
-    mid_wall, mid_cpu = _median_rate(
+    mid_wall, mid_cpu = median_rate(
         lambda: simulate_batch(positions, slot, throws, rng), batch, repeats
     )
     result["midend_batched_shots_per_s"], result["midend_batched_cpu_shots_per_s"] = (
@@ -176,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         "(benchmarks/physics_fcv1.py) (default: %(default)s)",
     )  # fmt: skip
     args = parser.parse_args(argv)
-    bench = sys.modules[__name__] if args.ice == "platform" else _fcv1()
+    bench = sys.modules[__name__] if args.ice == "platform" else physics_fcv1
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
     cpu = pin_one_core()
     figures = bench.run(args.batch, min(args.single, args.batch), args.repeats, args.seed)
@@ -191,9 +165,3 @@ def main(argv: list[str] | None = None) -> int:
     for line in bench.targets(figures):
         print(f"  {line}")
     return 0
-
-
-def _fcv1() -> ModuleType:
-    from rllib_curling.benchmarks import physics_fcv1  # it imports this module's helpers
-
-    return physics_fcv1

@@ -22,7 +22,7 @@ import time
 import numpy as np
 
 from rllib_curling import dc_sheet as dc
-from rllib_curling.benchmarks.physics import _median_rate, per_cpu_second
+from rllib_curling.benchmarks.processes import median_rate, per_cpu_second
 
 #: Issue 34's target: batched mid-end shots per second on one core.
 TARGET_SHOTS_PER_S = 20_000
@@ -82,10 +82,10 @@ def run(batch: int, single: int, repeats: int, seed: int) -> dict[str, float]:
     simulate_batch(empty, THROWN, draws[:4])  # warm-up: compile or load the cache
     simulate(positions[0], THROWN, throws[0])
     result: dict[str, float] = {}
-    result["draw_batched_shots_per_s"], result["draw_batched_cpu_shots_per_s"] = _median_rate(
+    result["draw_batched_shots_per_s"], result["draw_batched_cpu_shots_per_s"] = median_rate(
         lambda: simulate_batch(empty, THROWN, draws), batch, repeats
     )
-    result["midend_batched_shots_per_s"], result["midend_batched_cpu_shots_per_s"] = _median_rate(
+    result["midend_batched_shots_per_s"], result["midend_batched_cpu_shots_per_s"] = median_rate(
         lambda: simulate_batch(positions, THROWN, throws), batch, repeats
     )
     res = simulate_batch(positions, THROWN, throws)
