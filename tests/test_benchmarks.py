@@ -117,3 +117,18 @@ def test_bench_physics_fcv1__figures_of_the_fcv1_ice(capsys: pytest.CaptureFixtu
     out = capsys.readouterr().out
     assert out.startswith("fcv1 physics benchmark (one core, no noise, median of 1 runs)")
     assert "target >= 20,000 mid-end shots/s batched" in out
+
+
+def test_bench_physics__figures_and_targets_of_the_platforms_ice(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert (
+        curling_main(["bench", "physics", "--batch", "40", "--single", "5", "--repeats", "1"]) == 0
+    )
+    out = capsys.readouterr().out
+    assert out.startswith("physics benchmark (one core, noise on, median of 1 runs)")
+    assert "target >= 100,000 mid-end shots/s batched" in out and "single-shot latency" in out
+    assert curling_main(["bench", "physics", "--batch", "40", "--single", "5", "--repeats", "1",
+                         "--json"]) == 0  # fmt: skip
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["midend_batched_shots_per_s"] > 0 and figures["midend_single_latency_ms"] > 0
