@@ -41,6 +41,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -198,6 +199,18 @@ class DC4Match:
         for queue in self._subscribers:
             queue.put_nowait(replay)
         self._arm_timer()
+
+    def summary(self) -> dict[str, Any]:
+        """The match for the watch page's list: id, name, teams, ends, started, end, shot,
+        winner."""
+        state = self.state
+        return {
+            "id": self.id, "name": self.request.match_name, "teams": list(self._names()),
+            "ends": self.config.standard_end_count, "started": self.started,
+            "end": state.end, "shot": state.shot,
+            "winner": None if state.winner is None else TEAMS[state.winner],
+            "over": state.is_terminal,
+        }
 
     def _names(self) -> tuple[str | None, str | None]:
         a, b = self.sides
