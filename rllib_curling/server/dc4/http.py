@@ -86,9 +86,7 @@ class DC4Server:
         self.seed = config.seed if config.seed is not None else secrets.randbits(63)
         self.recorder = GameRecorder(config.log_dir)
         self.matches: dict[str, DC4Match] = {}
-        self.page = WatchPage(
-            "live", self.summaries, title="DC4", stream=dc4.PATH_VIEWER
-        )
+        self.page = WatchPage("live", self.summaries, title="DC4", stream=dc4.PATH_VIEWER)
         self.address: tuple[str, int] | None = None
         self._server: asyncio.base_events.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()

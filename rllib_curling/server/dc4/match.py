@@ -205,9 +205,13 @@ class DC4Match:
         winner."""
         state = self.state
         return {
-            "id": self.id, "name": self.request.match_name, "teams": list(self._names()),
-            "ends": self.config.standard_end_count, "started": self.started,
-            "end": state.end, "shot": state.shot,
+            "id": self.id,
+            "name": self.request.match_name,
+            "teams": list(self._names()),
+            "ends": self.config.standard_end_count,
+            "started": self.started,
+            "end": state.end,
+            "shot": state.shot,
             "winner": None if state.winner is None else TEAMS[state.winner],
             "over": state.is_terminal,
         }

@@ -78,15 +78,17 @@ class WatchPage:
     """The routes of the page (``dc_watch`` docstring). ``mode``: ``"live"`` (``matches()``
     gives the matches' summaries, the page follows ``stream`` with ``{match_id}`` filled) or
     ``"replay"`` (``matches()`` gives the games with their states). ``title``: shown in the
-    header (the records file, the server)."""
+    header (the records file, the server). ``first``: the id the page opens first (default: the
+    newest; ``?match=ID`` in the address wins)."""
 
     mode: Literal["live", "replay"]
     matches: Callable[[], list[dict[str, Any]]]
     title: str = ""
     stream: str | None = None
+    first: str | None = None
 
     def info(self) -> dict[str, Any]:
-        return {"mode": self.mode, "title": self.title, "stream": self.stream}
+        return {"mode": self.mode, "title": self.title, "stream": self.stream, "first": self.first}
 
     def answer(self, path: str) -> Answer | None:
         """The answer to ``GET path``, or None when the path is not the page's."""

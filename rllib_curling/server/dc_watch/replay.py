@@ -102,16 +102,22 @@ class _Game:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "id": self.id, "protocol": self.protocol, "teams": self.names, "ends": self.ends,
-            "winner": self.winner, "reason": self.reason, "states": self.states,
+            "id": self.id,
+            "protocol": self.protocol,
+            "teams": self.names,
+            "ends": self.ends,
+            "winner": self.winner,
+            "reason": self.reason,
+            "states": self.states,
         }
 
 
 def _limits(record: dict[str, Any]) -> tuple[int, list[list[float]]]:
     if record["type"] == "dc4_match":
         request = record.get("request") or {}
-        regular, extra = float(request.get("time_limit", 0)), float(
-            request.get("extra_end_time_limit", 0)
+        regular, extra = (
+            float(request.get("time_limit", 0)),
+            float(request.get("extra_end_time_limit", 0)),
         )
         return int(record["standard_end_count"]), [[regular, regular], [extra, extra]]
     setting = record["game"]["setting"]

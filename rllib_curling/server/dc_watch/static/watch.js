@@ -189,7 +189,7 @@
     } catch (_) {
       return;
     }
-    const wanted = new URLSearchParams(location.search).get("match");
+    const wanted = new URLSearchParams(location.search).get("match") || info.first;
     if (!current && games.length) pick(wanted && games.some((g) => g.id === wanted) ? wanted : games[games.length - 1].id);
     else listGames();
   }
