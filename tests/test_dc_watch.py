@@ -1,10 +1,12 @@
 """The Digital Curling watch page over HTTP (``server.dc_watch``): the DC4 server serves the page,
 its files and the DC sheet from ``dc_sheet``; its match list and the viewer stream follow a real
-1-end match of two level-2 DC bots; a DC records file becomes the states the page replays, and
+1-end match of two level-2 DC bots; the DC3 server's ``http_port`` serves the same page with
+a stream per game; a DC records file becomes the states the page replays, and
 ``WatchServer`` serves them."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +17,11 @@ from dc_watch_helpers import start_match
 from web_helpers import SSEClient, get_json, http
 
 from rllib_curling import dc_sheet
+from rllib_curling.dc_bots.levels import make_dc_bot
+from rllib_curling.dc_client import DC3Client
 from rllib_curling.dc_rules import to_teams
+from rllib_curling.server.dc3.config import DC3ServerConfig
+from rllib_curling.server.dc3.runner import DC3Handle
 from rllib_curling.server.dc4.config import DC4ServerConfig
 from rllib_curling.server.dc4.runner import DC4Handle
 from rllib_curling.server.dc_watch.http import WatchHandle
@@ -128,3 +134,48 @@ def test_watch_server__replays_dc_records_over_http(tmp_path: Path) -> None:
     assert game["teams"] == ["red", None] and after["next_shot_team"] == "team1"
     assert after["stone_coordinate"]["data"]["team0"][0] == {"x": 0.2, "y": 38.0}
     assert after["first_team_remaining_time"] == 7.5 and after["second_team_remaining_time"] == 10
+
+
+def test_dc3_watch__http_port_serves_the_page_and_each_game_s_stream(tmp_path: Path) -> None:
+    config = DC3ServerConfig(ports=(0, 0), seed=7, log_dir=str(tmp_path), ends=1,
+                             thinking_time=60.0, http_port=0, games=0)  # fmt: skip
+    with DC3Handle(config) as handle:
+        assert handle.server is not None and handle.server.watch is not None
+        url = handle.server.watch.url
+        assert http(url)[0] == 200
+        assert get_json(url + "watch/api/info")["stream"] == "/watch/api/stream/{match_id}"
+        (waiting,) = get_json(url + "watch/api/matches")
+        assert not waiting["started"] and http(url + "watch/api/stream/nope")[0] == 404
+        stream = SSEClient(url + f"watch/api/stream/{waiting['id']}")  # before the game
+        threads = [
+            threading.Thread(target=lambda p=p, n=n: DC3Client("127.0.0.1", p, name=n,
+                             timeout=60).play(make_dc_bot(2).choose), daemon=True)
+            for p, n in zip(handle.ports, ("red", "yellow"), strict=True)
+        ]  # fmt: skip
+        for thread in threads:
+            thread.start()
+        try:
+            deadline = time.monotonic() + 60
+            while not any(d.get("winner_team") for _, _, d in stream.events):
+                assert time.monotonic() < deadline, "no state with the winner in 60 s"
+                seen, stream.events = stream.events, []
+                stream.read_until("latest_state_update", timeout=60)
+                stream.events = seen + stream.events
+        finally:
+            stream.close()
+        for thread in threads:
+            thread.join(60)
+        summary, following = get_json(url + "watch/api/matches")  # games=0: the next one waits
+    assert not following["started"]
+    (game,) = [r for r in read_records(next(tmp_path.glob("*.jsonl"))) if r["type"] == "dc3_game"]
+    assert summary["teams"] == ["red", "yellow"] and summary["over"]
+    assert summary["winner"] == game["winner"]
+    states = [d for _, _, d in stream.events]
+    assert [s["total_shot_number"] for s in states] == list(range(17))  # the end's last too
+    final = states[-1]
+    assert final["winner_team"] == game["winner"]
+    assert [final["score"][t][0] for t in ("team0", "team1")] == game["end_scores"][0]
+    shots = [r for r in read_records(next(tmp_path.glob("*.jsonl"))) if r["type"] == "dc3_shot"]
+    in_play = [p for t in ("team0", "team1") for p in final["stone_coordinate"]["data"][t]
+               if p != {"x": 0.0, "y": 0.0}]  # fmt: skip
+    assert len(in_play) == sum(xy != [0.0, 0.0] for xy in shots[-1]["position"])
