@@ -1,8 +1,9 @@
 """The Digital Curling watch page in a real headless browser (Debian's Chromium through
 ``playwright``; its own browser downloads are never used): opened on a DC4 server before a
 1-end match of two level-2 DC bots, it follows the match to its end and draws every stone in
-play where the final state puts it, with the score. A screenshot goes to
-``test-artifacts/dc-watch.png``."""
+play where the final state puts it, with the score (a screenshot goes to
+``test-artifacts/dc-watch.png``); and the records of such a match replayed on it, in Chinese,
+stepped from the first state."""
 
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ from web_helpers import shoot
 
 from rllib_curling.server.dc4.config import DC4ServerConfig
 from rllib_curling.server.dc4.runner import DC4Handle
+from rllib_curling.server.dc_watch.http import WatchHandle
+from rllib_curling.server.dc_watch.page import WatchPage
+from rllib_curling.server.dc_watch.replay import read_dc_games
 from rllib_curling.server.records import read_records
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
@@ -62,3 +66,26 @@ def test_dc_watch_page__draws_a_live_dc4_match_to_its_score(
     assert view["status"].startswith(f"Final: alpha {totals[0]} – {totals[1]} beta")
     shoot(page, "dc-watch.png")
     page.goto("about:blank")  # the stream closes before the server stops
+
+
+def test_dc_watch_page__replays_dc_records_step_by_step(
+    page: Any, dc4: DC4Handle, tmp_path: Path
+) -> None:
+    _, threads, _ = start_match(dc4)
+    for thread in threads:
+        thread.join(60)
+    dc4.stop()
+    (game,) = read_dc_games(next(tmp_path.glob("*.jsonl")))
+    with WatchHandle(WatchPage("replay", lambda: [game], title="dc4.jsonl")) as handle:
+        page.goto(handle.url + "?lang=zh-CN")
+        page.wait_for_function("window.dcWatch && window.dcWatch.state().states === 17")
+        final = page.evaluate("window.dcWatch.state()")
+        assert final["shown"] == 16 and final["status"].startswith("终局：alpha ")
+        assert final["state"]["score"] == game["states"][-1]["score"]
+        page.click("#first")
+        assert page.evaluate("window.dcWatch.state()")["stones"] == []
+        page.click("#step")
+        one = page.evaluate("window.dcWatch.state()")
+        assert one["shown"] == 1 and len(one["stones"]) <= 1
+        assert one["status"].startswith("第 1 局") and "轮到 beta" in one["status"]
+        page.goto("about:blank")

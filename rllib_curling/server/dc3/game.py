@@ -28,6 +28,10 @@ again (the other team waits); during the game it loses at once on time (it can n
 and the other team gets the final ``update`` and ``game_over``. A shot's speed above the
 player's ``max_speed`` is clamped, as DC3's players do (not a fault).
 
+**Watching**: a ``viewer`` (the watch page's ``StateFeed``, with ``--http-port``) is shown
+every state the teams get in an ``update``, and each end's final state (the stones as they lie,
+scored) that DC3's updates skip.
+
 Records (``server.records.GameRecorder``), one line each:
 
 | type      | fields                                                                          |
