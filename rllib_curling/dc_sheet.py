@@ -35,6 +35,8 @@ TEE = (TEE_X, TEE_Y)
 HOUSE_RADIUS = 1.829
 #: A stone scores when its centre is within this distance of the tee (house + stone).
 HOUSE_SCORE_RADIUS = HOUSE_RADIUS + STONE_RADIUS
+#: The house's rings for drawing, inner to outer: button, 4 ft, 8 ft, 12 ft (the house).
+RING_RADII = (0.1524, 0.6096, 1.2192, HOUSE_RADIUS)
 
 #: The far hog line: a stone whose far edge has not crossed it (y - r <= HOG_Y) once all stones
 #: stopped is removed.

@@ -116,7 +116,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default=None,
         metavar="PORT",
         help="serve a web page showing the games live on this port (the platform uses 9007); "
-        "0 = a free port (default: HttpPort of --config, else no page)",
+        "0 = a free port (default: HttpPort of --config, else no page). --protocol dc4: the "
+        "HTTP API's port (default 5000), which also serves the DC watch page at /; --protocol "
+        "dc3: the DC watch page's port (default: no page)",
     )
     p.add_argument(
         "--no-http", action="store_true", help="no web page, even with HttpPort in --config"
@@ -410,8 +412,9 @@ def run_dc4(args: argparse.Namespace) -> int:
             print(f"LISTENING {host} {port}", flush=True)
         if not quiet:
             who = "any user" if config.users is None else f"{len(config.users)} user(s)"
-            print(f"curling server: DC4 on {server.url} ({who}, seed {server.seed}). Stop with "
-                  "Ctrl+C.", file=sys.stderr, flush=True)  # fmt: skip
+            print(f"curling server: DC4 on {server.url} ({who}, seed {server.seed}); watch the "
+                  f"matches at {server.url}/ . Stop with Ctrl+C.", file=sys.stderr,
+                  flush=True)  # fmt: skip
 
     try:
         return run_dc4_server(config, listening)
@@ -430,7 +433,7 @@ def run_dc3(args: argparse.Namespace) -> int:
     from rllib_curling.server.dc3.runner import run_dc3_server
     from rllib_curling.server.dc3.tcp import DC3Server
 
-    for flag in ("tcp_port", "http_port", "users"):
+    for flag in ("tcp_port", "users"):
         if getattr(args, flag) is not None:
             name = "--" + flag.replace("_", "-")
             raise UsageError(f"{name} is not for --protocol dc3 (its ports: --port0 and --port1)")
@@ -450,6 +453,7 @@ def run_dc3(args: argparse.Namespace) -> int:
             games=args.games,
             seed=args.seed,
             log_dir=args.log_dir,
+            http_port=args.http_port,
         )
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
@@ -464,6 +468,9 @@ def run_dc3(args: argparse.Namespace) -> int:
             print(f"curling server: DC3 on {host}, team 0 on port {port0}, team 1 on port "
                   f"{port1}, {config.ends} ends, {games} game(s), seed {server.seed}. Stop "
                   "with Ctrl+C.", file=sys.stderr, flush=True)  # fmt: skip
+            if server.watch is not None:
+                print(f"curling server: watch the games at {server.watch.url}", file=sys.stderr,
+                      flush=True)  # fmt: skip
 
     try:
         return run_dc3_server(config, listening)

@@ -15,6 +15,8 @@
 |                         | records)                                                         |
 | log_dir                 | JSONL records (``server.records.GameRecorder``); None: none      |
 | dc_ok_timeout           | seconds a client has to answer ``dc`` (DC3's ``timeout_dc_ok``)  |
+| http_port               | the watch page's port (``server.dc_watch``) on ``host``; None:   |
+|                         | no page (the default); 0 = a free one                            |
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ class DC3ServerConfig:
     seed: int | None = None
     log_dir: str | None = None
     dc_ok_timeout: float = DC_OK_TIMEOUT
+    http_port: int | None = None
 
     def __post_init__(self) -> None:
         if len(self.ports) != 2:
@@ -51,6 +54,11 @@ class DC3ServerConfig:
         for port in self.ports:
             if not isinstance(port, int) or not 0 <= port <= 65535:
                 raise ConfigError(f"port must be 0..65535, got {port!r}")
+        hp = self.http_port
+        if hp is not None and (not isinstance(hp, int) or not 0 <= hp <= 65535):
+            raise ConfigError(f"http_port must be 0..65535 or None, got {hp!r}")
+        if hp and hp in self.ports:
+            raise ConfigError(f"the page's port {hp} is also a team's port; choose another")
         if self.ports[0] == self.ports[1] and self.ports[0] != 0:
             raise ConfigError(f"team 0 and team 1 need two ports, got {self.ports[0]} twice")
         if not isinstance(self.games, int) or self.games < 0:

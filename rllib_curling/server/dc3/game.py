@@ -28,6 +28,10 @@ again (the other team waits); during the game it loses at once on time (it can n
 and the other team gets the final ``update`` and ``game_over``. A shot's speed above the
 player's ``max_speed`` is clamped, as DC3's players do (not a fault).
 
+**Watching**: a ``viewer`` (the watch page's ``StateFeed``, with ``--http-port``) is shown
+every state the teams get in an ``update``, and each end's final state (the stones as they lie,
+scored) that DC3's updates skip.
+
 Records (``server.records.GameRecorder``), one line each:
 
 | type      | fields                                                                          |
@@ -72,6 +76,13 @@ TIMEOUT_MARGIN = 0.05
 EXPECTED = {"dc": dc3.DcOk.CMD, "ready": dc3.ReadyOk.CMD, "play": dc3.MoveMessage.CMD}
 
 
+class Viewer(Protocol):
+    """Who watches the game (the watch page's ``dc_watch.feed.StateFeed``): every state shown,
+    an end's final one (the stones as they lie, scored) before the next end's first."""
+
+    def show(self, state: DCGameState, names: tuple[str | None, str | None]) -> None: ...
+
+
 class Outbox(Protocol):
     """Where a game writes: ``send(team, line)`` queues one encoded line for a team's
     connection; ``close(team)`` closes it once what was queued is written."""
@@ -95,10 +106,11 @@ class DC3Game:
         *,
         dc_ok_timeout: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
+        viewer: Viewer | None = None,
     ) -> None:
         self.id, self.date_time, self.config = game_id, date_time, config
         self.rng, self.recorder, self.outbox, self.clock = rng, recorder, outbox, clock
-        self.dc_ok_timeout = dc_ok_timeout
+        self.dc_ok_timeout, self.viewer = dc_ok_timeout, viewer
         self.settings = settings_of(config)
         self.state = DCGame.init(config)
         self.phases: list[str | None] = [None, None]  # None: no connection
@@ -237,6 +249,8 @@ class DC3Game:
             before, team, move, thrown.thrown, seed, seconds, shown, transition.foul,
             transition.end_score,
         )  # fmt: skip
+        if end_state is not None and transition.state is not end_state:
+            self._show(end_state)  # DC3's update skips it: the page shows the end's last stones
         self.state = transition.state
         tx, ty, _ = thrown.thrown
         self._publish(dc3.LastMove(Shot(tx, ty, move.rotation), transition.foul))
@@ -275,6 +289,7 @@ class DC3Game:
         """The update to both (the team on turn's clock runs from now), or the final update and
         ``game_over``."""
         state = self.state
+        self._show(state)
         nxt = state.next_team
         update = dc3.Update(None if nxt is None else TEAMS[nxt], wire_state(state), last_move)
         for t in (0, 1):
@@ -284,6 +299,10 @@ class DC3Game:
             self._finish(update.state)
         else:
             self._arm_clock()
+
+    def _show(self, state: DCGameState) -> None:
+        if self.viewer is not None:
+            self.viewer.show(state, (self.names[0] or None, self.names[1] or None))
 
     def _arm_clock(self) -> None:
         self._cancel(2)

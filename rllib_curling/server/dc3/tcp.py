@@ -6,6 +6,9 @@ port whose seat is taken (or while a game is being played) is closed at once wit
 Games are played one after another on the same ports: once a game is over and both connections
 closed, the next game's seats open, until ``config.games`` games were played (then ``finished``
 is set; 0: until stopped).
+
+With ``config.http_port`` the watch page (``server.dc_watch``) is served on that port too: the
+games' list, each game live from its ``StateFeed`` (``watch``, ``feeds`` by game id).
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ from rllib_curling.dc_protocol.dc3_state import TEAMS
 from rllib_curling.errors import ServerStartError
 from rllib_curling.server.dc3.config import DC3ServerConfig
 from rllib_curling.server.dc3.game import DC3Game
+from rllib_curling.server.dc_watch.feed import StateFeed
+from rllib_curling.server.dc_watch.http import STREAM_PATH, WatchServer
+from rllib_curling.server.dc_watch.page import WatchPage
 from rllib_curling.server.records import RECORD_VERSION, GameRecorder
 
 log = logging.getLogger("rllib_curling.server.dc3")
@@ -48,6 +54,12 @@ class DC3Server:
         self._servers: list[asyncio.base_events.Server] = []
         self._writers: list[asyncio.StreamWriter | None] = [None, None]
         self._tasks: set[asyncio.Task[None]] = set()
+        self.feeds: dict[str, StateFeed] = {}
+        self.watch: WatchServer | None = None
+        if config.http_port is not None:
+            summaries = lambda: [feed.summary() for feed in self.feeds.values()]  # noqa: E731
+            page = WatchPage("live", summaries, title="DC3", stream=STREAM_PATH)
+            self.watch = WatchServer(page, config.host, config.http_port, feeds=self.feeds.get)
 
     @property
     def ports(self) -> tuple[int, int]:
@@ -77,6 +89,13 @@ class DC3Server:
             self._servers.append(server)
             sockname = server.sockets[0].getsockname()
             self.addresses.append((str(sockname[0]), int(sockname[1])))
+        if self.watch is not None:
+            try:
+                await self.watch.start()
+            except ServerStartError:
+                for s in self._servers:
+                    s.close()
+                raise
         self.recorder.write({
             "type": "run", "version": RECORD_VERSION, "protocol": "dc3",
             "run_id": self.recorder.run_id, "seed": self.seed,
@@ -89,6 +108,8 @@ class DC3Server:
         """Stop listening, close both connections and the game's timers, close the records."""
         for server in self._servers:
             server.close()
+        if self.watch is not None:
+            await self.watch.stop()
         if self.game is not None:
             self.game.close()
         for team in (0, 1):
@@ -114,14 +135,19 @@ class DC3Server:
 
     def _new_game(self) -> None:
         now = datetime.datetime.now(datetime.timezone.utc).astimezone()
+        game_id = str(uuid.uuid4())
+        feed = None
+        if self.watch is not None:
+            feed = self.feeds[game_id] = StateFeed(game_id, self.config.ends)
         self.game = DC3Game(
-            str(uuid.uuid4()),
+            game_id,
             now.isoformat(timespec="seconds"),
             self.config.game_config(),
             np.random.default_rng(int(self.rng.integers(2**63))),
             self.recorder,
             self,
             dc_ok_timeout=self.config.dc_ok_timeout,
+            viewer=feed,
         )
 
     async def _on_connect(

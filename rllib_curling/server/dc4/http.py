@@ -48,6 +48,8 @@ from rllib_curling.dc_protocol.refusals import (
 from rllib_curling.errors import ServerStartError
 from rllib_curling.server.dc4.config import DC4ServerConfig
 from rllib_curling.server.dc4.match import DC4Match
+from rllib_curling.server.dc_watch.http import encode_answer
+from rllib_curling.server.dc_watch.page import WatchPage
 from rllib_curling.server.records import RECORD_VERSION, GameRecorder
 
 log = logging.getLogger("rllib_curling.server.dc4")
@@ -84,6 +86,7 @@ class DC4Server:
         self.seed = config.seed if config.seed is not None else secrets.randbits(63)
         self.recorder = GameRecorder(config.log_dir)
         self.matches: dict[str, DC4Match] = {}
+        self.page = WatchPage("live", self.summaries, title="DC4", stream=dc4.PATH_VIEWER)
         self.address: tuple[str, int] | None = None
         self._server: asyncio.base_events.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -141,6 +144,11 @@ class DC4Server:
             )
             split = urlsplit(target)
             path, query = unquote(split.path), dict(parse_qsl(split.query))
+            page = self.page.answer(path) if method == "GET" else None
+            if page is not None:  # the watch page, without auth as the viewer stream
+                writer.write(encode_answer(page))
+                await asyncio.wait_for(writer.drain(), REQUEST_TIMEOUT_S)
+                return
             if method == "GET" and _MATCH_PATH.match(path) and path.endswith("/viewer"):
                 await self._stream(writer, self._match(_path_id(path)), None)
                 return
@@ -167,6 +175,10 @@ class DC4Server:
                 writer.close()
             except Exception:
                 pass
+
+    def summaries(self) -> list[dict[str, Any]]:
+        """The matches for the watch page, oldest first (``DC4Match.summary``)."""
+        return [match.summary() for match in self.matches.values()]
 
     def _user(self, authorization: str | None) -> str:
         credentials = parse_authorization(authorization)

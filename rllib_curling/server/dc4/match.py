@@ -41,6 +41,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -49,7 +50,7 @@ from rllib_curling.dc_ice import DEFAULT_PLAYERS, player_of, throw_stone
 from rllib_curling.dc_protocol import sse
 from rllib_curling.dc_protocol.dc3_state import TEAMS
 from rllib_curling.dc_protocol.dc4 import MatchRequest, Release, ShotInfo, TeamConfig
-from rllib_curling.dc_protocol.dc4_state import State, team_stones
+from rllib_curling.dc_protocol.dc4_state import State
 from rllib_curling.dc_protocol.refusals import (
     INVALID_MATCH_DATA,
     MATCH_FINISHED,
@@ -61,6 +62,7 @@ from rllib_curling.dc_protocol.refusals import (
 )
 from rllib_curling.errors import ConfigError, InvalidThrowError
 from rllib_curling.physics.fcv1 import NoiseModel
+from rllib_curling.server.dc_watch.feed import dc4_state
 from rllib_curling.server.records import Recorder, position_list
 
 log = logging.getLogger("rllib_curling.server.dc4")
@@ -199,27 +201,29 @@ class DC4Match:
             queue.put_nowait(replay)
         self._arm_timer()
 
+    def summary(self) -> dict[str, Any]:
+        """The match for the watch page's list: id, name, teams, ends, started, end, shot,
+        winner."""
+        state = self.state
+        return {
+            "id": self.id,
+            "name": self.request.match_name,
+            "teams": list(self._names()),
+            "ends": self.config.standard_end_count,
+            "started": self.started,
+            "end": state.end,
+            "shot": state.shot,
+            "winner": None if state.winner is None else TEAMS[state.winner],
+            "over": state.is_terminal,
+        }
+
     def _names(self) -> tuple[str | None, str | None]:
         a, b = self.sides
         return (None if a is None else a.team_name, None if b is None else b.team_name)
 
     def wire_state(self, state: DCGameState, last_move: ShotInfo | None) -> State:
-        """DC4's state JSON of ``state``."""
-        team0, team1 = state.team_stones()
-        nxt, winner = state.next_team, state.winner
-        return State(
-            end_number=state.end,
-            total_shot_number=state.shot,
-            next_shot_team=None if nxt is None else TEAMS[nxt],
-            remaining_time=state.remaining,
-            extra_end_remaining_time=state.extra_remaining,
-            stones=(team_stones(team0.tolist()), team_stones(team1.tolist())),
-            score=state.score_lists(),
-            winner_team=None if winner is None else TEAMS[winner],
-            last_move=last_move,
-            first_team_name=self._names()[0],
-            second_team_name=self._names()[1],
-        )
+        """DC4's state JSON of ``state`` (``dc_watch.feed.dc4_state``)."""
+        return dc4_state(state, self._names(), last_move)
 
     def _replay(self) -> bytes:
         states = self._end_states

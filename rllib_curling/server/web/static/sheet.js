@@ -138,8 +138,8 @@ const CurlingSheet = (() => {
       line(ctx, v, 0, m(geo.hog_line_y), W, m(geo.hog_line_y), "#b3261e", lw * 2.5);
     }
     line(ctx, v, cx, 0, cx, L, "#55606b", lw);
-    // Mid-sheet (sweeping starts) and the release: on the house view when it follows a stone.
-    line(ctx, v, 0, geo.midsheet_y, W, geo.midsheet_y, "#7a8896", Math.max(lw, 1.5), [4, 4]);
+    // Mid-sheet (sweeping starts; none on a sheet without sweeping) and the release: on the house view when it follows a stone.
+    if (geo.midsheet_y != null) line(ctx, v, 0, geo.midsheet_y, W, geo.midsheet_y, "#7a8896", Math.max(lw, 1.5), [4, 4]);
     circle(ctx, v, geo.release[0], geo.release[1], 0.06, "#55606b", null);
   }
 
