@@ -5,7 +5,8 @@ Team 0 connects to ``ports[0]``, team 1 to ``ports[1]``, one connection each. A 
 port whose seat is taken (or while a game is being played) is closed at once with a warning.
 Games are played one after another on the same ports: once a game is over and both connections
 closed, the next game's seats open, until ``config.games`` games were played (then ``finished``
-is set; 0: until stopped).
+is set; 0: until stopped). ``on_new_game`` callbacks hear of each game whose seats open (the
+first one at ``start``), on the loop's thread: how ``dc_seats`` seats our bots.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import functools
 import logging
 import secrets
 import uuid
+from collections.abc import Callable
 
 import numpy as np
 
@@ -34,7 +36,8 @@ READ_CHUNK = 64 * 1024
 
 class DC3Server:
     """Serves DC3 games on ``config.host`` and ``config.ports`` (module docstring);
-    ``addresses`` once started, ``game`` (the current one), ``played``, ``finished``."""
+    ``addresses`` once started, ``game`` (the current one), ``played``, ``finished``,
+    ``on_new_game`` (called with each game whose seats open)."""
 
     def __init__(self, config: DC3ServerConfig) -> None:
         self.config = config
@@ -48,6 +51,7 @@ class DC3Server:
         self._servers: list[asyncio.base_events.Server] = []
         self._writers: list[asyncio.StreamWriter | None] = [None, None]
         self._tasks: set[asyncio.Task[None]] = set()
+        self.on_new_game: list[Callable[[DC3Game], None]] = []
 
     @property
     def ports(self) -> tuple[int, int]:
@@ -123,6 +127,8 @@ class DC3Server:
             self,
             dc_ok_timeout=self.config.dc_ok_timeout,
         )
+        for callback in self.on_new_game:
+            callback(self.game)
 
     async def _on_connect(
         self, team: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
