@@ -20,6 +20,7 @@ one line (``rllib_curling.dc_seats``). ``close()`` waits for the bots' threads.
 
 from __future__ import annotations
 
+import functools
 import logging
 import secrets
 import threading
@@ -121,9 +122,8 @@ class DC3Seats(_Seats):
         host = loopback(server.config.host)
         for team, level in self.bots.items():
             client = DC3Client(host, server.ports[team], name=bot_name(level), timeout=self.timeout)
-            bot = make_dc_bot(level)
-            self._spawn(f"dc3-bot-{game.id[:8]}-{TEAMS[team]}",
-                        lambda c=client, b=bot: c.play(b.choose), team, level)  # fmt: skip
+            play = functools.partial(client.play, make_dc_bot(level).choose)
+            self._spawn(f"dc3-bot-{game.id[:8]}-{TEAMS[team]}", play, team, level)
 
 
 class DC4Seats(_Seats):

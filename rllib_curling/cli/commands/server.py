@@ -409,7 +409,9 @@ def dc_bots(args: argparse.Namespace, protocol: str) -> dict[int, int]:
             raise UsageError("--bot-first seats the --opponent N; give --opponent")
         return {}
     try:
-        levels = [check_dc_level(level, "--opponent (our DC bot's level)") for level in args.opponent]
+        levels = [
+            check_dc_level(level, "--opponent (our DC bot's level)") for level in args.opponent
+        ]
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     if len(levels) == 2:
