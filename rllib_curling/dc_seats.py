@@ -80,12 +80,19 @@ class _Seats:
         self._lock = threading.Lock()
         self._closing = False
 
-    def _spawn(self, name: str, play: Callable[[], DCResult], team: int, level: int) -> None:
+    def _spawn(
+        self,
+        name: str,
+        play: Callable[[], DCResult],
+        team: int,
+        level: int,
+        stopping: Callable[[], bool],
+    ) -> None:
         def run() -> None:
             try:
                 result = play()
             except Exception as exc:  # the bot's game failed; the server goes on
-                if not self._closing:
+                if not (self._closing or stopping()):  # a server that stops ends every game
                     log.warning("%s (%s, level %d): %s", name, TEAMS[team], level, exc)
                 return
             with self._lock:
@@ -123,7 +130,8 @@ class DC3Seats(_Seats):
         for team, level in self.bots.items():
             client = DC3Client(host, server.ports[team], name=bot_name(level), timeout=self.timeout)
             play = functools.partial(client.play, make_dc_bot(level).choose)
-            self._spawn(f"dc3-bot-{game.id[:8]}-{TEAMS[team]}", play, team, level)
+            self._spawn(f"dc3-bot-{game.id[:8]}-{TEAMS[team]}", play, team, level,
+                        lambda: server.stopping)  # fmt: skip
 
 
 class DC4Seats(_Seats):
@@ -165,4 +173,5 @@ class DC4Seats(_Seats):
                 c.join(match.id, TEAMS[t])
                 return c.play(match.id, b.choose, rule)
 
-            self._spawn(f"dc4-bot-{match.id[:8]}-{TEAMS[team]}", play, team, level)
+            self._spawn(f"dc4-bot-{match.id[:8]}-{TEAMS[team]}", play, team, level,
+                        lambda: server.stopping)  # fmt: skip

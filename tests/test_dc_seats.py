@@ -4,6 +4,7 @@ bot's and the server's records agree; ``curling server --protocol dc3|dc4 --oppo
 
 from __future__ import annotations
 
+import logging
 import threading
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from rllib_curling.dc_client.dc4 import match_request
 from rllib_curling.dc_protocol import dc4
 from rllib_curling.dc_protocol.refusals import Conflict
 from rllib_curling.dc_seats import DC3Seats, DC4Seats, bot_name, loopback
-from rllib_curling.errors import ConfigError
+from rllib_curling.errors import ConfigError, ConnectionLostError
 from rllib_curling.server.dc3.config import DC3ServerConfig
 from rllib_curling.server.dc3.runner import DC3Handle
 from rllib_curling.server.dc4.config import DC4ServerConfig
@@ -162,3 +163,52 @@ def test_curling_server_opponent__dc_errors_are_one_line(
     assert code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert message in err[-1]
+
+
+def streams_open(handle: DC4Handle, match_id: str, team: int) -> None:
+    """Wait until ``team`` reads the match's stream."""
+    assert handle.server is not None
+    for _ in range(300):
+        if handle.server.matches[match_id].streams[team]:
+            return
+        threading.Event().wait(0.1)
+    raise AssertionError(f"team{team} never opened its stream")
+
+
+def test_dc4_seats__a_bot_waiting_when_the_server_stops_ends_quietly(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    seats = DC4Seats({1: 0})
+    handle = DC4Handle(DC4ServerConfig(port=0, seed=1), on_listening=seats.attach)
+    port = int(handle.url.rsplit(":", 1)[1])
+    match_id = DC4Client("127.0.0.1", port, user="alice").create_match(match_request(ends=1))
+    streams_open(handle, match_id, 1)  # the bot waits for a second side that never comes
+    with caplog.at_level(logging.WARNING, logger="rllib_curling.dc_seats"):
+        handle.stop()
+        seats.close()
+    assert seats.results == []
+    assert [r for r in caplog.records if r.name == "rllib_curling.dc_seats"] == []
+
+
+def test_dc4_client__a_stream_the_server_cuts_is_one_clear_error() -> None:
+    handle = DC4Handle(DC4ServerConfig(port=0, seed=1))
+    port = int(handle.url.rsplit(":", 1)[1])
+    client = DC4Client("127.0.0.1", port, user="alice", timeout=30)
+    match_id = client.create_match(match_request(ends=1))
+    client.join(match_id, "team0")
+    failures: list[Exception] = []
+
+    def wait() -> None:
+        try:
+            client.play(match_id, make_dc_bot(0).choose)
+        except Exception as exc:
+            failures.append(exc)
+
+    waiting = threading.Thread(target=wait)
+    waiting.start()
+    streams_open(handle, match_id, 0)
+    handle.stop()
+    waiting.join(30)
+    # not http.client's IncompleteRead from the cut chunked stream
+    assert len(failures) == 1 and isinstance(failures[0], ConnectionLostError), failures
+    assert "closed the stream before the game ended" in str(failures[0])

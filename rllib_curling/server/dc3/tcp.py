@@ -51,6 +51,7 @@ class DC3Server:
         self._servers: list[asyncio.base_events.Server] = []
         self._writers: list[asyncio.StreamWriter | None] = [None, None]
         self._tasks: set[asyncio.Task[None]] = set()
+        self.stopping = False  # set when stop() begins: clients' failures are expected then
         self.on_new_game: list[Callable[[DC3Game], None]] = []
 
     @property
@@ -91,6 +92,7 @@ class DC3Server:
 
     async def stop(self) -> None:
         """Stop listening, close both connections and the game's timers, close the records."""
+        self.stopping = True
         for server in self._servers:
             server.close()
         if self.game is not None:

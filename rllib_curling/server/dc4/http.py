@@ -93,6 +93,7 @@ class DC4Server:
         self.address: tuple[str, int] | None = None
         self._server: asyncio.base_events.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self.stopping = False  # set when stop() begins: clients' failures are expected then
         self.on_created: list[Callable[[DC4Match], None]] = []
         self._users = None if config.users is None else dict(config.users)
 
@@ -131,6 +132,7 @@ class DC4Server:
 
     async def stop(self) -> None:
         """Stop listening, end every stream and timer, close the records."""
+        self.stopping = True
         if self._server is not None:
             self._server.close()
         for match in self.matches.values():
