@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from rllib_curling.cli.curling import main
+from rllib_curling.cli.commands.server import dc_bots
+from rllib_curling.cli.curling import build_parser, main
 from rllib_curling.dc_bots.levels import make_dc_bot
 from rllib_curling.dc_client import DC3Client, DC4Client, DCResult
 from rllib_curling.dc_client.dc4 import match_request
@@ -212,3 +213,29 @@ def test_dc4_client__a_stream_the_server_cuts_is_one_clear_error() -> None:
     # not http.client's IncompleteRead from the cut chunked stream
     assert len(failures) == 1 and isinstance(failures[0], ConnectionLostError), failures
     assert "closed the stream before the game ended" in str(failures[0])
+
+
+@pytest.mark.parametrize(
+    ("argv", "bots"),
+    [
+        (["--opponent", "5"], {1: 5}),
+        (["--opponent", "5", "--bot-first"], {0: 5}),
+        (["--opponent", "3,6"], {0: 3, 1: 6}),
+        ([], {}),
+    ],
+)
+def test_curling_server_opponent__dc_sides_as_the_platform_seats_its_ai(
+    argv: list[str], bots: dict[int, int]
+) -> None:
+    args = build_parser().parse_args(["server", "--protocol", "dc3", *argv])
+    assert dc_bots(args, "dc3") == bots
+
+
+def test_curling_server_help__says_dc_servers_seat_our_bots(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["server", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "--opponent N seats our DC bot of level N (0-6)" in out
+    assert "--opponent N,M: bots take both teams" in out
