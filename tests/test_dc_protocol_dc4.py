@@ -125,6 +125,13 @@ def test_match_request__mixed_doubles_with_null_pattern_passes() -> None:
     assert MatchRequest.parse(body).positioned_stones_pattern is None
 
 
+def test_match_request__dc4client_1_0_4s_mix_doubles_reads_as_mixed_doubles() -> None:
+    body = MATCH.to_json() | {"game_mode": "mix_doubles", "applied_rule": "modified_fgz_rule"}
+    assert MatchRequest.parse(body).game_mode == "mixed_doubles"
+    err = _refusal(MatchRequest.parse, MATCH.to_json() | {"game_mode": "mix_doubles"})
+    assert err.body() == {"detail": 'Mixed doubles only supports "modified_fgz_rule".'}
+
+
 def test_team_config__round_trip_and_players_in_order() -> None:
     body = TEAM.to_json()
     assert body["match_team_name"] == "team1" and body["player2"]["max_velocity"] == 3.5

@@ -154,7 +154,7 @@ class DC4Client:
                         f"the DC4 stream at {self.address} was silent for {self.timeout:g} s",
                         self.timeout,
                     ) from None
-                except OSError:
+                except (OSError, http.client.HTTPException):  # IncompleteRead: a chunk cut
                     data = b""
                 if not data:
                     raise ConnectionLostError(

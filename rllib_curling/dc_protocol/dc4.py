@@ -53,6 +53,8 @@ PATH_VIEWER = "/matches/{match_id}/viewer"
 PATH_END_SETUP = "/matches/{match_id}/end-setup"
 
 GAME_MODES = ("standard", "mixed_doubles")
+#: dc4client 1.0.4's spelling of ``mixed_doubles`` (its ``GameMode``), read as that.
+LEGACY_GAME_MODES = {"mix_doubles": "mixed_doubles"}
 APPLIED_RULES = ("fgz_rule", "no_tick_rule", "modified_fgz_rule")
 SIMULATORS = ("fcv1",)
 #: ``positioned_stones_pattern`` of a mixed-doubles match (null reads as 0).
@@ -93,8 +95,10 @@ class MatchRequest:
     def parse(obj: object) -> MatchRequest:
         body = Node.root(obj, ("body",))
         body.is_object()
+        mode = body["game_mode"]
+        legacy = LEGACY_GAME_MODES.get(mode.value) if isinstance(mode.value, str) else None
         request = MatchRequest(
-            game_mode=body["game_mode"].choice(GAME_MODES),
+            game_mode=legacy or mode.choice(GAME_MODES),
             tournament_name=body["tournament"]["tournament_name"].text(),
             simulator_name=body["simulator"]["simulator_name"].text(),
             applied_rule=body["applied_rule"].choice(APPLIED_RULES),

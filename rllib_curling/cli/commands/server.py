@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import logging
 import secrets
 import sys
@@ -28,13 +29,16 @@ On stderr it says who waits in the lobby and why, and prints one line per game (
 
 With --protocol dc4 it is instead a server for UEC's Digital Curling 4 clients (dc4client): HTTP
 on --http-port (default 5000) with basic auth, any user on 127.0.0.1, a --users file elsewhere;
---seed, --log-dir, --announce, -q and -v apply, the platform's other flags do not.
+--opponent N seats our DC bot of level N (0-6) in every match created (team1; team0 with
+--bot-first); --seed, --log-dir, --announce, -q and -v apply, the platform's other flags do not.
 
 With --protocol dc3 it is a server for UEC's Digital Curling 3 clients (the C++ examples,
 tournament programs): newline-delimited JSON, team 0 on --port0 (default 10000), team 1 on
 --port1 (default 10001); --ends (default 10), --thinking-time, --extra-end-thinking-time,
---games (default 1, as DC3's server: then it exits; 0 = until stopped), --seed, --log-dir,
---announce, -q and -v apply, the platform's other flags do not.
+--games (default 1, as DC3's server: then it exits; 0 = until stopped), --opponent N (our DC
+bot of level N, 0-6, takes team 1, or team 0 with --bot-first; --opponent N,M: bots take both
+teams, level N team 0, and the games are printed), --seed, --log-dir, --announce, -q and -v
+apply, the platform's other flags do not.
 """
 PROTOCOLS = ("platform", "dc4", "dc3")
 
@@ -176,11 +180,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--opponent",
-        type=int,
+        type=opponent_levels,
         default=d.opponent,
         metavar="N",
         help=f"seat built-in AI N ({level_range()}) against every client whose key has no :N "
-        "suffix",
+        "suffix; --protocol dc3/dc4: our DC bot of level N (0-6) takes a side in every game "
+        "(team1, team0 with --bot-first); dc3 also N,M: bots on both sides, N in team0",
     )
     p.add_argument(
         "--sweep-window-ms",
@@ -194,7 +199,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--bot-first",
         action="store_true",
-        help="the built-in opponent is Player1 in game 1 (the client has the hammer in end 1)",
+        help="the built-in opponent is Player1 in game 1 (the client has the hammer in end 1); "
+        "dc3/dc4: the DC bot is team0 (throws first in end 0)",
     )
     p.add_argument(
         "--blank-end",
@@ -265,6 +271,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def opponent_levels(text: str) -> tuple[int, ...]:
+    """``--opponent``: ``"N"`` (a bot in one seat) or ``"N,M"`` (DC3: bots in both); the levels
+    are checked by the protocol's server (the platform's 0-8, DC's 0-6)."""
+    parts = [part.strip() for part in text.split(",")]
+    if not 1 <= len(parts) <= 2 or not all(part.lstrip("-").isdigit() for part in parts):
+        raise argparse.ArgumentTypeError(f"--opponent takes a level N, or N,M for dc3: {text!r}")
+    return tuple(int(part) for part in parts)
+
+
 def build_config(args: argparse.Namespace) -> ServerConfig:
     """``ServerConfig`` from the parsed flags (``--config`` first, explicit flags win)."""
     from rllib_curling.server.config import DEFAULT_TCP_PORT, ServerConfig, read_platform_ini
@@ -291,7 +306,7 @@ def build_config(args: argparse.Namespace) -> ServerConfig:
         compat_gap=args.compat_gap_ms / 1000.0,
         legacy_gap=args.legacy_gap_ms / 1000.0,
         keys=tuple(args.keys),
-        opponent=args.opponent,
+        opponent=None if args.opponent is None else args.opponent[0],
         bot_seat=0 if args.bot_first else 1,
         sweep_window=args.sweep_window_ms / 1000.0,
         blank_end=args.blank_end,
@@ -385,12 +400,56 @@ def warm_up(agents: dict[str, Callable[[], Any]]) -> None:
         factory().choose(GameState(), np.random.default_rng(0))
 
 
+def dc_bots(args: argparse.Namespace, protocol: str) -> dict[int, int]:
+    """``--opponent`` / ``--bot-first`` for a DC server: team -> our DC bot's level (checked:
+    ``UsageError`` naming the valid levels)."""
+    from rllib_curling.dc_bots.levels import check_dc_level
+    from rllib_curling.errors import ConfigError
+
+    if args.opponent is None:
+        if args.bot_first:
+            raise UsageError("--bot-first seats the --opponent N; give --opponent")
+        return {}
+    try:
+        levels = [
+            check_dc_level(level, "--opponent (our DC bot's level)") for level in args.opponent
+        ]
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    if len(levels) == 2:
+        if protocol != "dc3":
+            raise UsageError(f"--opponent N,M (bots on both sides) is for --protocol dc3, not "
+                             f"{protocol}: a DC4 match is created by a client")  # fmt: skip
+        if args.bot_first:
+            raise UsageError("--bot-first is for one bot; --opponent N,M puts N in team0")
+        return {0: levels[0], 1: levels[1]}
+    return {0 if args.bot_first else 1: levels[0]}
+
+
+def _print_results(quiet: bool, bots: dict[int, int]) -> Callable[[int, int, Any], None] | None:
+    """The seated bots' ``on_result``: one line per finished game (bots on both sides: team0's
+    only), unless ``quiet``."""
+    if quiet:
+        return None
+    count = itertools.count(1)
+
+    def say(team: int, level: int, result: Any) -> None:
+        if team == min(bots):
+            print(f"curling server: game {next(count)}: DC level {level} (team{team}) "
+                  f"{result.line()}", file=sys.stderr, flush=True)  # fmt: skip
+
+    return say
+
+
 def run_dc4(args: argparse.Namespace) -> int:
     """``--protocol dc4``: DC4's HTTP server (``server.dc4``)."""
+    from rllib_curling.dc_seats import DC4Seats
     from rllib_curling.errors import ConfigError, ServerStartError
     from rllib_curling.server.dc4.config import DEFAULT_PORT, DC4ServerConfig, read_users
     from rllib_curling.server.dc4.http import DC4Server
     from rllib_curling.server.dc4.runner import run_dc4_server
+
+    bots = dc_bots(args, "dc4")
 
     level = logging.WARNING - 10 * min(args.verbose, 2)
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -405,21 +464,29 @@ def run_dc4(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     quiet = args.quiet or args.announce
+    seats = DC4Seats(bots, _print_results(quiet, bots)) if bots else None
 
     def listening(server: DC4Server) -> None:
+        if seats is not None:
+            seats.attach(server)
         host, port = server.address or ("?", 0)
         if args.announce:
             print(f"LISTENING {host} {port}", flush=True)
         if not quiet:
             who = "any user" if config.users is None else f"{len(config.users)} user(s)"
-            print(f"curling server: DC4 on {server.url} ({who}, seed {server.seed}); watch the "
-                  f"matches at {server.url}/ . Stop with Ctrl+C.", file=sys.stderr,
+            bot = "".join(f", DC level {level} takes team{team} in every match"
+                          for team, level in bots.items())  # fmt: skip
+            print(f"curling server: DC4 on {server.url} ({who}{bot}, seed {server.seed}); watch "
+                  f"the matches at {server.url}/ . Stop with Ctrl+C.", file=sys.stderr,
                   flush=True)  # fmt: skip
 
     try:
         return run_dc4_server(config, listening)
     except ServerStartError as exc:
         raise CommandError(str(exc)) from None
+    finally:
+        if seats is not None:
+            seats.close()
 
 
 #: The flags only --protocol dc3 reads (their defaults: None, or the parser's).
@@ -428,6 +495,7 @@ DC3_FLAGS = ("port0", "port1", "thinking_time")
 
 def run_dc3(args: argparse.Namespace) -> int:
     """``--protocol dc3``: DC3's TCP server on two ports (``server.dc3``)."""
+    from rllib_curling.dc_seats import DC3Seats
     from rllib_curling.errors import ConfigError, ServerStartError
     from rllib_curling.server.dc3.config import DEFAULT_PORTS, DC3ServerConfig
     from rllib_curling.server.dc3.runner import run_dc3_server
@@ -437,6 +505,7 @@ def run_dc3(args: argparse.Namespace) -> int:
         if getattr(args, flag) is not None:
             name = "--" + flag.replace("_", "-")
             raise UsageError(f"{name} is not for --protocol dc3 (its ports: --port0 and --port1)")
+    bots = dc_bots(args, "dc3")
     level = logging.WARNING - 10 * min(args.verbose, 2)
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     ports = (
@@ -458,6 +527,7 @@ def run_dc3(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     quiet = args.quiet or args.announce
+    seats = DC3Seats(bots, _print_results(quiet, bots)) if bots else None
 
     def listening(server: DC3Server) -> None:
         (host, port0), (_, port1) = server.addresses
@@ -465,17 +535,24 @@ def run_dc3(args: argparse.Namespace) -> int:
             print(f"LISTENING {host} {port0} {port1}", flush=True)
         if not quiet:
             games = config.games or "unlimited"
-            print(f"curling server: DC3 on {host}, team 0 on port {port0}, team 1 on port "
-                  f"{port1}, {config.ends} ends, {games} game(s), seed {server.seed}. Stop "
-                  "with Ctrl+C.", file=sys.stderr, flush=True)  # fmt: skip
+            who = [f"DC level {bots[t]}" if t in bots else f"port {p}"
+                   for t, p in enumerate((port0, port1))]  # fmt: skip
+            print(f"curling server: DC3 on {host}, team 0: {who[0]}, team 1: {who[1]}, "
+                  f"{config.ends} ends, {games} game(s), seed {server.seed}. Stop with Ctrl+C.",
+                  file=sys.stderr, flush=True)  # fmt: skip
             if server.watch is not None:
                 print(f"curling server: watch the games at {server.watch.url}", file=sys.stderr,
                       flush=True)  # fmt: skip
+        if seats is not None:
+            seats.attach(server)
 
     try:
         return run_dc3_server(config, listening)
     except ServerStartError as exc:
         raise CommandError(str(exc)) from None
+    finally:
+        if seats is not None:
+            seats.close()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -491,6 +568,8 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{name} is for --protocol dc3")
     if args.users:
         raise UsageError("--users is for --protocol dc4 (the platform's server takes --key)")
+    if args.opponent is not None and len(args.opponent) > 1:
+        raise UsageError("--opponent N,M (bots on both sides) is for --protocol dc3")
     from rllib_curling.server import run_server
     from rllib_curling.server.console import printing
 

@@ -1,5 +1,6 @@
 """Entry points of the DC3 server: ``run_dc3_server`` (blocking, for ``curling server
---protocol dc3``) and ``DC3Handle`` (a server on a loop in a thread, for tests and programs)."""
+--protocol dc3``) and ``DC3Handle`` (a server on a loop in a thread, for tests and programs;
+``on_listening`` runs on its loop once it listens, e.g. ``dc_seats``' ``attach``)."""
 
 from __future__ import annotations
 
@@ -53,8 +54,13 @@ def run_dc3_server(
 class DC3Handle(LoopThread):
     """A DC3 server on its own loop in a daemon thread: ``ports``, ``server``, ``stop()``."""
 
-    def __init__(self, config: DC3ServerConfig) -> None:
+    def __init__(
+        self,
+        config: DC3ServerConfig,
+        on_listening: Callable[[DC3Server], None] | None = None,
+    ) -> None:
         self.config = config
+        self.on_listening = on_listening
         self.server: DC3Server | None = None
         super().__init__("dc3-server")
 
@@ -63,6 +69,8 @@ class DC3Handle(LoopThread):
 
         def listening(server: DC3Server) -> None:
             self.server = server
+            if self.on_listening is not None:
+                self.on_listening(server)
             self._ready.set()
 
         await serve(self.config, self._stop, listening)

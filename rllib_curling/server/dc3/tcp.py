@@ -5,7 +5,8 @@ Team 0 connects to ``ports[0]``, team 1 to ``ports[1]``, one connection each. A 
 port whose seat is taken (or while a game is being played) is closed at once with a warning.
 Games are played one after another on the same ports: once a game is over and both connections
 closed, the next game's seats open, until ``config.games`` games were played (then ``finished``
-is set; 0: until stopped).
+is set; 0: until stopped). ``on_new_game`` callbacks hear of each game whose seats open (the
+first one at ``start``), on the loop's thread: how ``dc_seats`` seats our bots.
 
 With ``config.http_port`` the watch page (``server.dc_watch``) is served on that port too: the
 games' list, each game live from its ``StateFeed`` (``watch``, ``feeds`` by game id).
@@ -20,6 +21,7 @@ import functools
 import logging
 import secrets
 import uuid
+from collections.abc import Callable
 
 import numpy as np
 
@@ -40,7 +42,8 @@ READ_CHUNK = 64 * 1024
 
 class DC3Server:
     """Serves DC3 games on ``config.host`` and ``config.ports`` (module docstring);
-    ``addresses`` once started, ``game`` (the current one), ``played``, ``finished``."""
+    ``addresses`` once started, ``game`` (the current one), ``played``, ``finished``,
+    ``on_new_game`` (called with each game whose seats open)."""
 
     def __init__(self, config: DC3ServerConfig) -> None:
         self.config = config
@@ -60,6 +63,8 @@ class DC3Server:
             summaries = lambda: [feed.summary() for feed in self.feeds.values()]  # noqa: E731
             page = WatchPage("live", summaries, title="DC3", stream=STREAM_PATH)
             self.watch = WatchServer(page, config.host, config.http_port, feeds=self.feeds.get)
+        self.stopping = False  # set when stop() begins: clients' failures are expected then
+        self.on_new_game: list[Callable[[DC3Game], None]] = []
 
     @property
     def ports(self) -> tuple[int, int]:
@@ -106,6 +111,7 @@ class DC3Server:
 
     async def stop(self) -> None:
         """Stop listening, close both connections and the game's timers, close the records."""
+        self.stopping = True
         for server in self._servers:
             server.close()
         if self.watch is not None:
@@ -149,6 +155,8 @@ class DC3Server:
             dc_ok_timeout=self.config.dc_ok_timeout,
             viewer=feed,
         )
+        for callback in self.on_new_game:
+            callback(self.game)
 
     async def _on_connect(
         self, team: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter

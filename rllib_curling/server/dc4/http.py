@@ -19,6 +19,10 @@ DC4's FastAPI server: 401 with ``WWW-Authenticate: Basic``, 422 with pydantic-st
 log line (``rllib_curling.server.dc4``, warning) naming the call, the user and the detail, and
 the match goes on. Answers close their connection; streams are chunked and stay open (after
 the game too, pinging) until the client leaves or the server stops.
+
+``on_created`` callbacks hear of each new match (on the loop's thread, before its id is
+answered) and ``add_user`` admits a user besides the users file: how ``dc_seats`` seats our
+bots.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import logging
 import re
 import secrets
 import uuid
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
@@ -79,7 +84,8 @@ class _Plain(HttpRefusal):
 
 class DC4Server:
     """Serves DC4's API on ``config.host:config.port`` (module docstring); ``address`` once
-    started. ``matches``: the matches by id (the loop's thread only)."""
+    started. ``matches``: the matches by id (the loop's thread only); ``on_created``: called
+    with each new match before its id is answered."""
 
     def __init__(self, config: DC4ServerConfig) -> None:
         self.config = config
@@ -90,6 +96,14 @@ class DC4Server:
         self.address: tuple[str, int] | None = None
         self._server: asyncio.base_events.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self.stopping = False  # set when stop() begins: clients' failures are expected then
+        self.on_created: list[Callable[[DC4Match], None]] = []
+        self._users = None if config.users is None else dict(config.users)
+
+    def add_user(self, user: str, password: str) -> None:
+        """Admit ``user`` with ``password`` too (with a users file; without one, anyone is)."""
+        if self._users is not None:
+            self._users[user] = password
 
     @property
     def url(self) -> str:
@@ -121,6 +135,7 @@ class DC4Server:
 
     async def stop(self) -> None:
         """Stop listening, end every stream and timer, close the records."""
+        self.stopping = True
         if self._server is not None:
             self._server.close()
         for match in self.matches.values():
@@ -182,9 +197,9 @@ class DC4Server:
 
     def _user(self, authorization: str | None) -> str:
         credentials = parse_authorization(authorization)
-        if self.config.users is None:
+        if self._users is None:
             return credentials.username
-        return authenticate(credentials, self.config.users)
+        return authenticate(credentials, self._users)
 
     def _match(self, match_id: str) -> DC4Match:
         match = self.matches.get(match_id)
@@ -217,7 +232,9 @@ class DC4Server:
     def _create(self, request: dc4.MatchRequest, user: str) -> str:
         match_id = str(uuid.uuid4())
         rng = np.random.default_rng([self.seed, len(self.matches)])
-        self.matches[match_id] = DC4Match(match_id, request, rng, self.recorder)
+        match = self.matches[match_id] = DC4Match(match_id, request, rng, self.recorder)
+        for callback in self.on_created:
+            callback(match)
         log.info("DC4 match %s created by %r: %r, %d ends, %s", match_id, user,
                  request.match_name, request.standard_end_count, request.applied_rule)  # fmt: skip
         return match_id

@@ -5,7 +5,8 @@ Life of a match (``shared/spec/digital_curling.md`` §7.1):
 
 1. ``POST /matches`` creates it (``DC4Match(...)``), shot 0 of end 0, team 0 to throw.
 2. ``join``: a user takes the side it asks for if free, else the other (``store-team-config``);
-   a user already bound gets its side again; a third user gets 409 ``MATCH_STARTED``.
+   a user already bound gets its side again; a third user gets 409 ``MATCH_STARTED``. A side
+   ``reserve``d for a user (a bot the server seats) is free for that user only.
 3. ``subscribe``: a team's stream (or a viewer's). Once both sides are configured and both have
    a stream open, the match starts: every stream gets the current end replayed (every state but
    the last as ``state_update``, the last as ``latest_state_update``), and the clock of the team
@@ -118,6 +119,7 @@ class DC4Match:
         self.clock = clock
         self.state = DCGame.init(self.config)
         self.sides: list[Side | None] = [None, None]
+        self.reserved: dict[int, str] = {}  # team -> the only user who may take it
         self.streams = [0, 0]  # open streams per team
         self.started = False
         self.since = clock()  # when the current state was published (the clock runs from it)
@@ -132,13 +134,20 @@ class DC4Match:
 
     # -- sides and users -----------------------------------------------------------------------
 
+    def reserve(self, team: int, user: str) -> None:
+        """Keep side ``team`` for ``user`` (a bot the server seats): others get the other side."""
+        if self.sides[team] is not None:
+            raise ValueError(f"{TEAMS[team]} of match {self.id} is taken already")
+        self.reserved[team] = user
+
     def join(self, user: str, wanted: str, team_config: TeamConfig) -> str:
         """``store-team-config``: the side ``user`` plays ("team0"/"team1")."""
         for team, side in enumerate(self.sides):
             if side is not None and side.user == user:
                 return TEAMS[team]  # a reconnect
         first = TEAMS.index(wanted)
-        free = [t for t in (first, 1 - first) if self.sides[t] is None]
+        free = [t for t in (first, 1 - first) if self.sides[t] is None
+                and self.reserved.get(t, user) == user]  # fmt: skip
         if not free:
             raise Conflict(MATCH_STARTED)
         players = team_config.check(self.request.game_mode)

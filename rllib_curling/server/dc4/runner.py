@@ -1,5 +1,6 @@
 """Entry points of the DC4 server: ``run_dc4_server`` (blocking, for ``curling server
---protocol dc4``) and ``DC4Handle`` (a server on a loop in a thread, for tests and programs)."""
+--protocol dc4``) and ``DC4Handle`` (a server on a loop in a thread, for tests and programs;
+``on_listening`` runs on its loop once it listens, e.g. ``dc_seats``' ``attach``)."""
 
 from __future__ import annotations
 
@@ -47,8 +48,13 @@ def run_dc4_server(
 class DC4Handle(LoopThread):
     """A DC4 server on its own loop in a daemon thread: ``url``, ``server``, ``stop()``."""
 
-    def __init__(self, config: DC4ServerConfig) -> None:
+    def __init__(
+        self,
+        config: DC4ServerConfig,
+        on_listening: Callable[[DC4Server], None] | None = None,
+    ) -> None:
         self.config = config
+        self.on_listening = on_listening
         self.server: DC4Server | None = None
         super().__init__("dc4-server")
 
@@ -57,6 +63,8 @@ class DC4Handle(LoopThread):
 
         def listening(server: DC4Server) -> None:
             self.server = server
+            if self.on_listening is not None:
+                self.on_listening(server)
             self._ready.set()
 
         await serve(self.config, self._stop, listening)
