@@ -46,7 +46,8 @@ PROTOCOLS = ("platform", "dc4", "dc3")
 def add_parser(sub: argparse._SubParsersAction) -> None:
     from rllib_curling.dc_game import EXTRA_END_TIME
     from rllib_curling.game import BLANK_END_CHOICES
-    from rllib_curling.server.config import DEFAULT_MAX_MATCHES, DEFAULT_TCP_PORT, ServerConfig
+    from rllib_curling.protocol.defaults import DEFAULT_HTTP_PORT, DEFAULT_TCP_PORT
+    from rllib_curling.server.config import DEFAULT_MAX_MATCHES, ServerConfig
     from rllib_curling.server.dc3.config import DEFAULT_PORTS as DC3_PORTS
     from rllib_curling.server.dc3.config import DC3ServerConfig
 
@@ -119,7 +120,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         type=int,
         default=None,
         metavar="PORT",
-        help="serve a web page showing the games live on this port (the platform uses 9007); "
+        help="serve a web page showing the games live on this port (the platform uses "
+        f"{DEFAULT_HTTP_PORT}); "
         "0 = a free port (default: HttpPort of --config, else no page). --protocol dc4: the "
         "HTTP API's port (default 5000), which also serves the DC watch page at /; --protocol "
         "dc3: the DC watch page's port (default: no page)",
@@ -282,7 +284,8 @@ def opponent_levels(text: str) -> tuple[int, ...]:
 
 def build_config(args: argparse.Namespace) -> ServerConfig:
     """``ServerConfig`` from the parsed flags (``--config`` first, explicit flags win)."""
-    from rllib_curling.server.config import DEFAULT_TCP_PORT, ServerConfig, read_platform_ini
+    from rllib_curling.protocol.defaults import DEFAULT_TCP_PORT
+    from rllib_curling.server.config import ServerConfig, read_platform_ini
 
     tcp_port, http_port = (None, None)
     if args.config:
