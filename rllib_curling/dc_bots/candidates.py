@@ -98,9 +98,11 @@ class DCShotLayout:
         keys = {(round(x, 6), round(y, 6), r): k for k, (x, y, r) in enumerate(self.draws)}
         for k, (x, y, r) in enumerate(self.draws):
             out[k] = keys.get((round(-x + 2 * TX, 6), round(y, 6), -r), k)
-        hit_keys = {(round(dx, 6), s, r, int(row)): k for k, (dx, s, r, row) in enumerate(self.hits)}
+        hit_keys = {(round(dx, 6), s, r, int(row)): k
+                    for k, (dx, s, r, row) in enumerate(self.hits)}  # fmt: skip
         for k, (dx, s, r, row) in enumerate(self.hits):
-            out[self.n_draws + k] = self.n_draws + hit_keys.get((round(-dx, 6), s, -r, int(row)), k)
+            twin = hit_keys.get((round(-dx, 6), s, -r, int(row)), k)
+            out[self.n_draws + k] = self.n_draws + twin
         return out
 
     def draw_throws(self, tables: DCShotTables) -> np.ndarray:
@@ -113,7 +115,8 @@ class DCShotLayout:
     def legal(self, position: np.ndarray) -> np.ndarray:
         """(n,) bool: the shots that make sense in ``position`` (a hit needs its stone in play)."""
         on = dc_rules.in_play(np.asarray(position, dtype=np.float64))
-        return np.concatenate([np.ones(self.n_draws, bool), on[self.hits[:, 3].astype(int)], [True]])
+        hits = on[self.hits[:, 3].astype(int)]
+        return np.concatenate([np.ones(self.n_draws, bool), hits, [True]])
 
     def throws(
         self, tables: DCShotTables, position: np.ndarray, only_legal: bool = False
@@ -124,7 +127,7 @@ class DCShotLayout:
         legal = self.legal(position)
         hits = np.tile(np.asarray(DUMB_SHOT, dtype=np.float64), (self.n_hits, 1))
         for k in np.flatnonzero(legal[self.n_draws : self.n_draws + self.n_hits]):
-            hits[k] = self._hit(k, tables, position)
+            hits[k] = self._hit(int(k), tables, position)
         out = np.concatenate([self.draw_throws(tables), hits, [DUMB_SHOT]])
         return out[legal] if only_legal else out
 

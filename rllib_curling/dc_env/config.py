@@ -38,12 +38,13 @@ from rllib_curling.errors import ConfigError, refuse_unknown_keys
 
 ACTIONS = ("shots", "throw")
 
-#: The shots of ``action="shots"`` (a ``dc_bots.candidates.DCShotLayout``): draws to a 0.25 m
-#: grid over the house and over the guard zone (x −1.5…1.5, 2–6 m in front of the tee), both
+#: The shots of ``action="shots"`` (a ``dc_bots.candidates.DCShotLayout``): draws to a 0.225 m
+#: grid over the house (symmetric about the centre line, the button included) and a 0.25 m grid
+#: over the guard zone (x −1.5…1.5, 2–6 m in front of the tee), both
 #: rotations; hits on each of the 16 stone rows at 3 weights (0.6, 1.8, 3.0 m/s at contact) and
 #: 3 offsets (−0.08, 0, +0.08 m), both rotations; a throw-away.
 DC_SHOTS_SPEC = DCSearchSpec(
-    draw_step=0.25,
+    draw_step=0.225,
     guard_xs=tuple(float(x) for x in np.round(np.arange(-1.5, 1.5 + 1e-9, 0.25), 4)),
     guard_ys=tuple(float(y) for y in np.round(TY - np.arange(6.0, 2.0 - 1e-9, -0.25), 4)),
     hit_speeds=(0.6, 1.8, 3.0),

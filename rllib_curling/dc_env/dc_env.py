@@ -36,11 +36,12 @@ class DCCurlingEnv(gym.Env):
 
     ``action="shots"`` (default): ``Discrete(n)`` over ``dc_env.spaces.dc_layout()`` (a
     ``dc_bots.candidates.DCShotLayout`` of ``DC_SHOTS_SPEC``, the layout the search bots use):
-    draws to a 0.25 m grid over the house and the guard zone, both rotations; hits on each of the
-    16 stone rows at 3 weights × 3 offsets × both rotations; a throw-away. A hit on a stone not
-    in play is illegal: the observation is then a ``Dict`` of ``"observations"`` (the Box below)
-    and ``"action_mask"`` (1 where legal), RLlib's action-masking idiom, and ``step`` refuses an
-    illegal shot with ``InvalidActionError``. ``layout.describe(a)`` names shot ``a``.
+    draws to a 0.225 m grid over the house and a 0.25 m one over the guard zone, both rotations;
+    hits on each of the 16 stone rows at 3 weights × 3 offsets × both rotations; a throw-away.
+    A hit on a stone not in play is illegal: the observation is then a ``Dict`` of
+    ``"observations"`` (the Box below) and ``"action_mask"`` (1 where legal), RLlib's
+    action-masking idiom, and ``step`` refuses an illegal shot with ``InvalidActionError``.
+    ``layout.describe(a)`` names shot ``a``.
 
     ``action="throw"``: ``Box((0.5, −0.1, −1), (4.0, 0.1, 1))``: DC's release speed (m/s),
     bearing (rad from +y toward +x) and rotation (≥ 0: ccw, < 0: cw); clipped to the Box.

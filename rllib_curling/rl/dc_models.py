@@ -45,8 +45,10 @@ def resolve_dc_model_config(values: Any) -> dict[str, Any]:
         values = dataclasses.asdict(values)
     given = dict(values or {})
     hidden = given.get("hidden", DEFAULT_DC_MODEL_CONFIG["hidden"])
-    if not isinstance(hidden, list | tuple) or not hidden or not all(
-        isinstance(w, int) and not isinstance(w, bool) and w > 0 for w in hidden
+    if (
+        not isinstance(hidden, list | tuple)
+        or not hidden
+        or not all(isinstance(w, int) and not isinstance(w, bool) and w > 0 for w in hidden)
     ):
         raise ConfigError(f"hidden must be a non-empty list of positive ints, got {hidden!r}")
     return {"hidden": [int(w) for w in hidden]}
@@ -58,14 +60,14 @@ class DCMaskedActorCritic(TorchRLModule, ValueFunctionAPI):
     @override(RLModule)
     def setup(self) -> None:
         space = self.observation_space
-        if not (isinstance(space, gym.spaces.Dict) and OBSERVATIONS in space.spaces
-                and ACTION_MASK in space.spaces) or not isinstance(self.action_space,
-                                                                   gym.spaces.Discrete):  # fmt: skip
+        masked = isinstance(space, gym.spaces.Dict) and {OBSERVATIONS, ACTION_MASK} <= set(space)
+        if not masked or not isinstance(self.action_space, gym.spaces.Discrete):
             raise ValueError(
                 f"DCMaskedActorCritic needs a Dict observation of {OBSERVATIONS!r} and "
                 f"{ACTION_MASK!r} and Discrete actions; got {space} and {self.action_space}"
             )
-        size = int(space[OBSERVATIONS].shape[0])
+        assert isinstance(space, gym.spaces.Dict)  # checked above, for mypy
+        size = gym.spaces.flatdim(space[OBSERVATIONS])
         layers: list[nn.Module] = []
         for width in resolve_dc_model_config(self.model_config)["hidden"]:
             layers += [nn.Linear(size, width), nn.ReLU()]

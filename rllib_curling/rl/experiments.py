@@ -154,8 +154,9 @@ def check_env(env: Any, spec: ExperimentSpec) -> None:
     known = [*CURLING_ENVS, *DC_ENVS, *sorted(gymnasium.registry)]
     raise ConfigError(
         f"{_where(spec)}unknown env {env!r}{did_you_mean(env, known)}; valid: "
-        f"{', '.join(CURLING_ENVS + DC_ENVS)}, another env registered with ray.tune.register_env, a "
-        "Gymnasium id such as CartPole-v1, or a class path such as my_pkg.envs.MyEnv"
+        f"{', '.join(CURLING_ENVS + DC_ENVS)}, another env registered with "
+        "ray.tune.register_env, a Gymnasium id such as CartPole-v1, or a class path such as "
+        "my_pkg.envs.MyEnv"
     )
 
 

@@ -38,8 +38,8 @@ from rllib_curling.rl.env_names import (
 from rllib_curling.rl.network import MODEL_NAME
 
 __all__ = [
-    "CURLING_ENVS", "DC_ENV_NAME", "ENV_NAME", "LEAGUE_ENV_NAME", "MODEL_NAME", "MULTI_AGENT_ENV_NAME", "register",
-    "register_envs", "register_trainables",
+    "CURLING_ENVS", "DC_ENV_NAME", "ENV_NAME", "LEAGUE_ENV_NAME", "MODEL_NAME",
+    "MULTI_AGENT_ENV_NAME", "register", "register_envs", "register_trainables",
 ]  # fmt: skip
 
 
