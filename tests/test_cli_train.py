@@ -10,8 +10,8 @@ import pytest
 
 from rllib_curling.cli import rllib as rllib_cli
 from rllib_curling.errors import ConfigError
-from rllib_curling.rl.experiments import ExperimentSpec, read_experiment_file
 from rllib_curling.rl.env_names import DC_ENVS
+from rllib_curling.rl.experiments import ExperimentSpec, read_experiment_file
 from rllib_curling.rl.registration import CURLING_ENVS
 
 ROOT = Path(__file__).resolve().parents[1]
