@@ -11,7 +11,8 @@ starts fast. Registration is explicit:
 
 - **Gymnasium**: ``gym.make("rllib_curling:Curling-v0", ...)`` imports this package, which
   then imports ``rllib_curling.env``, which registers ``Curling-v0`` (so does any import of
-  ``rllib_curling.env``).
+  ``rllib_curling.env``), and ``rllib_curling.dc_env``, which registers ``CurlingDC-v0``
+  (Digital Curling's ice).
 - **Ray** (the ``"curling"`` / ``"curling_multi"`` envs, the ``"curling_net"`` ModelCatalog
   model, the trainables): ``import rllib_curling.rl``. ``import rllib_curling`` does it too when
   Ray is already imported, so ``from ray import tune`` then ``import rllib_curling`` works; the
@@ -41,6 +42,7 @@ def __getattr__(name: str) -> Any:
 
 
 if "gymnasium" in sys.modules:  # e.g. gym.make("rllib_curling:Curling-v0") importing us
+    import rllib_curling.dc_env  # noqa: F401  (registers CurlingDC-v0)
     import rllib_curling.env  # noqa: F401  (registers Curling-v0)
 if "ray" in sys.modules:  # Ray is in use already: register with it now
     import rllib_curling.rl  # noqa: F401

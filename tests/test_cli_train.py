@@ -10,6 +10,7 @@ import pytest
 
 from rllib_curling.cli import rllib as rllib_cli
 from rllib_curling.errors import ConfigError
+from rllib_curling.rl.env_names import DC_ENVS
 from rllib_curling.rl.experiments import ExperimentSpec, read_experiment_file
 from rllib_curling.rl.registration import CURLING_ENVS
 
@@ -84,7 +85,8 @@ def test_train__yaml_syntax_error_is_file_line_column(
 def test_experiment_file__every_shipped_config_reads() -> None:
     for path in sorted((ROOT / "tune_configs").glob("*.yaml")):
         (spec,) = read_experiment_file(path)
-        assert isinstance(spec, ExperimentSpec) and spec.run and spec.env in CURLING_ENVS
+        assert isinstance(spec, ExperimentSpec) and spec.run
+        assert spec.env in CURLING_ENVS + DC_ENVS
 
 
 def test_train__config_env_config_is_merged_into_the_files(tmp_path: Path) -> None:

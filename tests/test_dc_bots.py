@@ -129,3 +129,28 @@ def test_play_dc_match__the_stronger_level_wins_and_teams_alternate() -> None:
     assert match.wins == (0, 2, 0)
     assert match.a_score == 0.0
     assert match.points[1] > 0 == match.points[0]
+
+
+def test_shot_layout__candidates_are_its_legal_shots_in_order() -> None:
+    from rllib_curling.dc_aiming import dc_shot_tables
+    from rllib_curling.dc_bots.candidates import candidates, shot_layout
+    from rllib_curling.dc_bots.search import DC_SEARCH_SPECS
+
+    tables, spec = dc_shot_tables(), DC_SEARCH_SPECS[6]
+    position = np.zeros((16, 2))
+    position[[0, 3, 6]] = [(0.2, 38.0), (-0.9, 35.0), (0.5, 39.1)]
+    layout = shot_layout(spec)
+    legal = layout.legal(position)
+    rows = layout.hits[:, 3].astype(int)
+    assert legal[layout.n_draws : -1].tolist() == np.isin(rows, [0, 3, 6]).tolist()
+    shots = candidates(tables, position, spec)
+    np.testing.assert_array_equal(shots, layout.throws(tables, position)[legal])
+    on_row_3 = layout.n_draws + int(np.flatnonzero(rows == 3)[0])
+    np.testing.assert_array_equal(layout.throw(on_row_3, tables, position),
+                                  layout.throws(tables, position)[on_row_3])  # fmt: skip
+    # each stone in play gets offsets x weights x rotations hits, plus draws and the throw-away
+    per_stone = len(spec.hit_offsets) * len(spec.hit_speeds) * 2
+    assert len(shots) == layout.n_draws + 3 * per_stone + 1
+    np.testing.assert_array_equal(shots[-1], DUMB_SHOT)
+    absent = layout.n_draws + int(np.flatnonzero(rows == 1)[0])
+    np.testing.assert_array_equal(layout.throw(absent, tables, position), DUMB_SHOT)

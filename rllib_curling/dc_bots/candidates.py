@@ -1,7 +1,18 @@
-"""Candidate shots of the searching DC bots (level 4's last stone, levels 5 and 6): draws to a
-grid of house points, guards, hits on every stone in play at a few weights and offsets, both
-rotations, and a throw-away; and how they are judged (``judge``: the end's score after the shot,
-with DC's rules applied, from the thrower's view).
+"""Candidate shots on DC's ice: draws to a grid of house points, guards, hits on every stone in
+play at a few weights and offsets, both rotations, and a throw-away; and how they are judged
+(``judge``: the end's score after the shot, with DC's rules applied, from the thrower's view).
+
+``DCShotLayout`` lays a ``DCSearchSpec``'s shots out at fixed indices (hits on each of the 16
+stone rows, legal only when that stone is in play): the searching bots (level 4's last stone,
+levels 5 and 6) throw its legal shots (``candidates``), and the DC env's ``action="shots"``
+(``rllib_curling.dc_env``) takes its indices as actions. Layout order, index 0 first:
+
+| block      | entries                                                                   |
+|------------|---------------------------------------------------------------------------|
+| draws      | each rotation (+1 then −1): the house grid (``draw_step``), then the      |
+|            | guard points (``guard_xs`` × ``guard_ys``)                                |
+| hits       | each offset, weight, rotation (+1 then −1): stone rows 0–15               |
+| throw-away | ``DUMB_SHOT`` (the last index)                                            |
 """
 
 from __future__ import annotations
@@ -36,34 +47,132 @@ class DCSearchSpec:
     samples: int = 0
 
 
-def draw_candidates(tables: DCShotTables, spec: DCSearchSpec) -> np.ndarray:
-    """(N, 3) draws to the house grid and the guard points, each rotation."""
+def draw_targets(spec: DCSearchSpec) -> tuple[np.ndarray, np.ndarray]:
+    """``(xs, ys)`` of the draws of one rotation: the house grid, then the guard points."""
     r = np.arange(-1.8, 1.8 + 1e-9, spec.draw_step)
     gx, gy = np.meshgrid(r, r)
     keep = np.hypot(gx, gy) < dc_sheet.HOUSE_SCORE_RADIUS
     xs = np.concatenate([TX + gx[keep], np.repeat(spec.guard_xs, len(spec.guard_ys))])
     ys = np.concatenate([TY + gy[keep], np.tile(spec.guard_ys, len(spec.guard_xs))])
+    return xs, ys
+
+
+def draw_candidates(tables: DCShotTables, spec: DCSearchSpec) -> np.ndarray:
+    """(N, 3) draws to the house grid and the guard points, each rotation."""
+    xs, ys = draw_targets(spec)
     return np.concatenate([tables.draws(xs, ys, rot) for rot in ROTATIONS])
 
 
-def hit_candidates(tables: DCShotTables, position: np.ndarray, spec: DCSearchSpec) -> np.ndarray:
-    """(N, 3) hits on every stone in play: each weight, offset and rotation."""
-    stones = np.asarray(position)[dc_rules.in_play(position)]
-    if len(stones) == 0:
-        return np.zeros((0, 3))
-    out = []
-    for dx in spec.hit_offsets:
-        for s in spec.hit_speeds:
-            for rot in ROTATIONS:
-                out.append(tables.hits(stones[:, 0] + dx, stones[:, 1], s, rot))
-    return np.concatenate(out)
+class DCShotLayout:
+    """The shots of a ``DCSearchSpec`` at fixed indices (module table): ``n`` of them.
+
+    ``throws(tables, position)`` gives all of them for a position (hits on stones not in play
+    are the throw-away there), ``legal(position)`` which are legal (every draw, guard and the
+    throw-away; a hit only when its stone is in play), ``throw(index, tables, position)`` one.
+    ``describe(index)`` names a shot; ``mirror`` maps each index to its left-right mirror image
+    (x → −x: the other rotation, the opposite offset).
+    """
+
+    def __init__(self, spec: DCSearchSpec) -> None:
+        self.spec = spec
+        xs, ys = draw_targets(spec)
+        self.draw_xy = np.stack([xs, ys], axis=1)
+        n_draw = len(xs)
+        #: (D, 3) per draw: x, y, rotation (rotations in ``ROTATIONS`` order, blocks of n_draw).
+        self.draws = np.concatenate([np.column_stack([xs, ys, np.full(n_draw, r)])
+                                     for r in ROTATIONS])  # fmt: skip
+        hits = [(dx, s, rot, row) for dx in spec.hit_offsets for s in spec.hit_speeds
+                for rot in ROTATIONS for row in range(dc_sheet.SHOTS_PER_END)]  # fmt: skip
+        #: (H, 4) per hit: offset dx, weight (m/s at contact), rotation, stone row.
+        self.hits = np.asarray(hits, dtype=np.float64).reshape(-1, 4)
+        self.n_draws, self.n_hits = len(self.draws), len(self.hits)
+        self.n = self.n_draws + self.n_hits + 1
+        self.throw_away = self.n - 1
+        self._draw_throws: np.ndarray | None = None
+        self.mirror = self._mirror()
+
+    def _mirror(self) -> np.ndarray:
+        """(n,) index of each shot's mirror image; draws and offsets without one map to
+        themselves (a grid symmetric about x = 0 has them all)."""
+        out = np.arange(self.n)
+        keys = {(round(x, 6), round(y, 6), r): k for k, (x, y, r) in enumerate(self.draws)}
+        for k, (x, y, r) in enumerate(self.draws):
+            out[k] = keys.get((round(-x + 2 * TX, 6), round(y, 6), -r), k)
+        hit_keys = {(round(dx, 6), s, r, int(row)): k
+                    for k, (dx, s, r, row) in enumerate(self.hits)}  # fmt: skip
+        for k, (dx, s, r, row) in enumerate(self.hits):
+            twin = hit_keys.get((round(-dx, 6), s, -r, int(row)), k)
+            out[self.n_draws + k] = self.n_draws + twin
+        return out
+
+    def draw_throws(self, tables: DCShotTables) -> np.ndarray:
+        """(D, 3) releases of the draws (the same in every position; computed once)."""
+        if self._draw_throws is None:
+            xs, ys = self.draw_xy[:, 0], self.draw_xy[:, 1]
+            self._draw_throws = np.concatenate([tables.draws(xs, ys, rot) for rot in ROTATIONS])
+        return self._draw_throws
+
+    def legal(self, position: np.ndarray) -> np.ndarray:
+        """(n,) bool: the shots that make sense in ``position`` (a hit needs its stone in play)."""
+        on = dc_rules.in_play(np.asarray(position, dtype=np.float64))
+        hits = on[self.hits[:, 3].astype(int)]
+        return np.concatenate([np.ones(self.n_draws, bool), hits, [True]])
+
+    def throws(
+        self, tables: DCShotTables, position: np.ndarray, only_legal: bool = False
+    ) -> np.ndarray:
+        """(n, 3) releases of every shot in ``position`` (a hit on an absent stone: the
+        throw-away); with ``only_legal``, the legal ones alone, in layout order."""
+        position = np.asarray(position, dtype=np.float64)
+        legal = self.legal(position)
+        hits = np.tile(np.asarray(DUMB_SHOT, dtype=np.float64), (self.n_hits, 1))
+        for k in np.flatnonzero(legal[self.n_draws : self.n_draws + self.n_hits]):
+            hits[k] = self._hit(int(k), tables, position)
+        out = np.concatenate([self.draw_throws(tables), hits, [DUMB_SHOT]])
+        return out[legal] if only_legal else out
+
+    def throw(self, index: int, tables: DCShotTables, position: np.ndarray) -> np.ndarray:
+        """(3,) the release of shot ``index`` in ``position`` (an absent stone's hit: the
+        throw-away)."""
+        if not 0 <= index < self.n:
+            raise IndexError(f"shot index must be in 0..{self.n - 1}, got {index}")
+        if index < self.n_draws:
+            return self.draw_throws(tables)[index]
+        if index == self.throw_away or not self.legal(position)[index]:
+            return np.asarray(DUMB_SHOT, dtype=np.float64)
+        return self._hit(index - self.n_draws, tables, np.asarray(position, dtype=np.float64))
+
+    def _hit(self, k: int, tables: DCShotTables, position: np.ndarray) -> np.ndarray:
+        dx, speed, rot, row = self.hits[k]
+        x, y = position[int(row)]
+        return tables.hits(x + dx, y, speed, rot)[0]
+
+    def describe(self, index: int) -> str:
+        """A shot in words, e.g. ``"draw to (0.25, 38.41) ccw"`` or ``"hit row 3 at 3.0 m/s
+        offset -0.08 cw"``."""
+        if index == self.throw_away:
+            return "throw-away"
+        if index < self.n_draws:
+            x, y, r = self.draws[index]
+            return f"draw to ({x:.2f}, {y:.2f}) {'ccw' if r > 0 else 'cw'}"
+        dx, s, r, row = self.hits[index - self.n_draws]
+        return f"hit row {int(row)} at {s:g} m/s offset {dx:+g} {'ccw' if r > 0 else 'cw'}"
+
+
+_LAYOUTS: dict[DCSearchSpec, DCShotLayout] = {}
+
+
+def shot_layout(spec: DCSearchSpec) -> DCShotLayout:
+    """The ``DCShotLayout`` of ``spec`` (one per spec and process: its draws are aimed once)."""
+    if spec not in _LAYOUTS:
+        _LAYOUTS[spec] = DCShotLayout(spec)
+    return _LAYOUTS[spec]
 
 
 def candidates(tables: DCShotTables, position: np.ndarray, spec: DCSearchSpec) -> np.ndarray:
-    """All candidates of ``spec``: draws, guards, hits and the throw-away."""
-    return np.concatenate(
-        [draw_candidates(tables, spec), hit_candidates(tables, position, spec), [DUMB_SHOT]]
-    )
+    """All candidates of ``spec`` in ``position``: draws, guards, hits on every stone in play
+    and the throw-away (``DCShotLayout``'s legal shots)."""
+    return shot_layout(spec).throws(tables, position, only_legal=True)
 
 
 def outcomes(

@@ -265,15 +265,23 @@ def _as_level(value: Any) -> Any:
     return value
 
 
-def opponent_weights(opponent: Any) -> dict[int | str, float]:
+def opponent_weights(
+    opponent: Any, levels: tuple[int, ...] = LEVELS, external: bool = True
+) -> dict[int | str, float]:
     """``opponent`` as ``{level or "external": weight}`` with weights summing to 1.
 
     A level or ``"external"`` alone, a list/tuple of levels (equal weights; a repeated level
     counts twice), or a mapping of level to weight (> 0; keys may be written as text, as JSON
-    object keys are). ``ConfigError`` for anything else.
+    object keys are). ``ConfigError`` for anything else. ``levels``: the built-in levels
+    (another ladder's, e.g. DC's); ``external``: whether ``"external"`` is allowed.
     """
-    allowed = f"a built-in level {list(LEVELS)}, 'external', a list of levels or {{level: weight}}"
-    if opponent == "external" or is_level(opponent):
+
+    def known(value: Any) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and value in levels
+
+    ext = ", 'external'" if external else ""
+    allowed = f"a built-in level {list(levels)}{ext}, a list of levels or {{level: weight}}"
+    if (external and opponent == "external") or known(opponent):
         return {opponent: 1.0}
     if isinstance(opponent, list | tuple) and opponent:
         raw: dict[Any, float] = {}
@@ -289,9 +297,9 @@ def opponent_weights(opponent: Any) -> dict[int | str, float]:
             raw[_as_level(level)] = raw.get(_as_level(level), 0.0) + float(weight)
     else:
         raise ConfigError(f"opponent must be {allowed}, got {opponent!r}")
-    bad = [level for level in raw if not is_level(level)]
+    bad = [level for level in raw if not known(level)]
     if bad:
-        raise ConfigError(f"opponent mixtures take built-in levels {list(LEVELS)}, got {bad[0]!r}")
+        raise ConfigError(f"opponent mixtures take built-in levels {list(levels)}, got {bad[0]!r}")
     total = sum(raw.values())
     return {level: weight / total for level, weight in raw.items()}
 

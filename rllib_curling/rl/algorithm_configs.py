@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rllib_curling.errors import ConfigError
-from rllib_curling.rl.env_names import ENV_NAME
+from rllib_curling.rl.env_names import DC_ENV_NAME, ENV_NAME
 
 if TYPE_CHECKING:
     from ray.rllib.algorithms.algorithm_config import AlgorithmConfig
@@ -141,6 +141,47 @@ def algorithm_config(
     else:
         config.rl_module(rl_module_spec=module_spec(name, network, **model_config))
     return curling_defaults(name, config)  # metrics (curling env), old-stack model, DQN actions
+
+
+#: The algorithms ``dc_algorithm_config`` offers (their modules need only ``ValueFunctionAPI``).
+DC_ALGORITHMS = ("PPO", "IMPALA")
+
+
+def dc_algorithm_config(
+    algo: str,
+    *,
+    env_config: dict[str, Any] | None = None,
+    num_env_runners: int = 1,
+    num_envs_per_env_runner: int = 1,
+    model_config: dict[str, Any] | None = None,
+) -> AlgorithmConfig:
+    """An ``AlgorithmConfig`` for ``algo`` (``DC_ALGORITHMS``) on the DC env ``"curling_dc"``
+    (``dc_env.DCCurlingEnv``, in process: no servers), sized for 2 cores as
+    ``algorithm_config``: with ``action="shots"`` (the default) the masked actor-critic
+    ``rl.dc_models.DCMaskedActorCritic`` (``model_config``: its ``hidden`` widths), with
+    ``"throw"`` RLlib's default MLP. ``ConfigError`` for a bad ``env_config`` or algorithm."""
+    from rllib_curling.dc_env.config import DCEnvConfig
+    from rllib_curling.rl.dc_models import dc_module_spec
+
+    name = str(algo).upper()
+    if name not in DC_ALGORITHMS:
+        raise ConfigError(f"{DC_ENV_NAME} trains with {', '.join(DC_ALGORITHMS)}; got {algo!r}")
+    env_config = dict(env_config or {})
+    action = DCEnvConfig.from_dict(env_config).action
+    algo_cls, config_cls = _algorithm_classes()[name]
+    config = (
+        config_cls(algo_class=algo_cls)
+        .environment(DC_ENV_NAME, env_config=env_config)
+        .framework("torch")
+        .env_runners(
+            num_env_runners=num_env_runners, num_envs_per_env_runner=num_envs_per_env_runner
+        )
+    )
+    _size(config, name)
+    spec = dc_module_spec(action, **(model_config or {}))
+    if spec is not None:
+        config.rl_module(rl_module_spec=spec)
+    return config
 
 
 def _size(config: AlgorithmConfig, name: str) -> None:

@@ -143,19 +143,20 @@ def check_env(env: Any, spec: ExperimentSpec) -> None:
     import gymnasium
     from ray.tune.registry import ENV_CREATOR, _global_registry
 
-    from rllib_curling.rl.env_names import CURLING_ENVS
+    from rllib_curling.rl.env_names import CURLING_ENVS, DC_ENVS
 
-    if env in CURLING_ENVS or _global_registry.contains(ENV_CREATOR, env):
+    if env in CURLING_ENVS + DC_ENVS or _global_registry.contains(ENV_CREATOR, env):
         return
     if "." in env or ":" in env:  # a class path, or a Gymnasium "module:Id-v0"
         return
     if env in gymnasium.registry:
         return
-    known = [*CURLING_ENVS, *sorted(gymnasium.registry)]
+    known = [*CURLING_ENVS, *DC_ENVS, *sorted(gymnasium.registry)]
     raise ConfigError(
         f"{_where(spec)}unknown env {env!r}{did_you_mean(env, known)}; valid: "
-        f"{', '.join(CURLING_ENVS)}, another env registered with ray.tune.register_env, a "
-        "Gymnasium id such as CartPole-v1, or a class path such as my_pkg.envs.MyEnv"
+        f"{', '.join(CURLING_ENVS + DC_ENVS)}, another env registered with "
+        "ray.tune.register_env, a Gymnasium id such as CartPole-v1, or a class path such as "
+        "my_pkg.envs.MyEnv"
     )
 
 
@@ -196,6 +197,24 @@ def check_env_config(env_config: dict[str, Any], spec: ExperimentSpec) -> None:
     for values in variants:
         try:
             CurlingEnvConfig.from_dict(values)
+        except ConfigError as exc:
+            raise ConfigError(f"{_where(spec)}env_config: {exc}") from None
+
+
+def check_dc_env_config(env_config: dict[str, Any], spec: ExperimentSpec) -> None:
+    """Build ``dc_env.DCEnvConfig`` from a DC env's ``env_config`` (each grid-search value on
+    its own); ``ConfigError`` naming the file and experiment."""
+    from rllib_curling.dc_env.config import DCEnvConfig
+
+    fixed = {k: v for k, v in env_config.items() if not _is_search(v)}
+    variants = [fixed] + [
+        {**fixed, key: value}
+        for key, space in env_config.items() if _is_search(space)
+        for value in space.get("grid_search", [])
+    ]  # fmt: skip
+    for values in variants:
+        try:
+            DCEnvConfig.from_dict(values)
         except ConfigError as exc:
             raise ConfigError(f"{_where(spec)}env_config: {exc}") from None
 

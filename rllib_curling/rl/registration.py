@@ -11,6 +11,7 @@ Explicit, no import hooks: :func:`register` runs when ``rllib_curling.rl`` is im
 |                                  |                                | entry point: ``num_envs``)   |
 |                                  | ``"curling_multi"``            | ``CurlingMultiAgentEnv``     |
 |                                  | ``"curling_league"``           | ``CurlingLeagueEnv``         |
+|                                  | ``"curling_dc"``               | ``DCCurlingEnv`` (DC's ice)  |
 | RLlib ``ModelCatalog`` (old API) | ``"curling_net"``              | ``CurlingModelV2``           |
 | Tune trainables                  | ``"PPO"``, ``"DQN"``,          | the curling-aware algorithms |
 |                                  | ``"IMPALA"``, ``"APPO"``,      | (``rl.trainables``)          |
@@ -29,6 +30,7 @@ from typing import Any
 
 from rllib_curling.rl.env_names import (
     CURLING_ENVS,
+    DC_ENV_NAME,
     ENV_NAME,
     LEAGUE_ENV_NAME,
     MULTI_AGENT_ENV_NAME,
@@ -36,8 +38,8 @@ from rllib_curling.rl.env_names import (
 from rllib_curling.rl.network import MODEL_NAME
 
 __all__ = [
-    "CURLING_ENVS", "ENV_NAME", "LEAGUE_ENV_NAME", "MODEL_NAME", "MULTI_AGENT_ENV_NAME", "register",
-    "register_envs", "register_trainables",
+    "CURLING_ENVS", "DC_ENV_NAME", "ENV_NAME", "LEAGUE_ENV_NAME", "MODEL_NAME",
+    "MULTI_AGENT_ENV_NAME", "register", "register_envs", "register_trainables",
 ]  # fmt: skip
 
 
@@ -65,6 +67,12 @@ def _make_league_env(env_config: Any) -> Any:
     return CurlingLeagueEnv.from_env_context(env_config)
 
 
+def _make_dc_env(env_config: Any) -> Any:
+    from rllib_curling.dc_env.dc_env import DCCurlingEnv
+
+    return DCCurlingEnv.from_env_context(env_config)
+
+
 def register_envs() -> None:
     """Register the curling envs (module table) with Tune (RLlib resolves env names there)."""
     from ray.tune.registry import register_env
@@ -72,6 +80,7 @@ def register_envs() -> None:
     register_env(ENV_NAME, _make_env)
     register_env(MULTI_AGENT_ENV_NAME, _make_multi_agent_env)
     register_env(LEAGUE_ENV_NAME, _make_league_env)
+    register_env(DC_ENV_NAME, _make_dc_env)
 
 
 def register_trainables() -> list[str]:

@@ -18,11 +18,12 @@ from typing import Any
 
 from rllib_curling.errors import ConfigError
 from rllib_curling.names import DEFAULT_MODULE_ID
-from rllib_curling.rl.env_names import CURLING_ENVS, LEAGUE_ENV_NAME
+from rllib_curling.rl.env_names import CURLING_ENVS, DC_ENVS, LEAGUE_ENV_NAME
 from rllib_curling.rl.experiments import (
     ExperimentSpec,
     check_algorithm,
     check_config_keys,
+    check_dc_env_config,
     check_env,
     check_env_config,
     check_resources,
@@ -122,7 +123,7 @@ def build_config(spec: ExperimentSpec) -> Any:
     """
     from ray.tune.registry import get_trainable_cls
 
-    from rllib_curling.rl.algorithm_configs import algorithm_config
+    from rllib_curling.rl.algorithm_configs import algorithm_config, dc_algorithm_config
 
     register()  # again: a ray.shutdown() since the import empties Ray's registry
     algo = check_algorithm(spec)
@@ -132,6 +133,8 @@ def build_config(spec: ExperimentSpec) -> Any:
         check_env(config.env, spec)
         if config.env in CURLING_ENVS:
             check_env_config(dict(config.env_config or {}), spec)
+        if config.env in DC_ENVS:
+            check_dc_env_config(dict(config.env_config or {}), spec)
         return config
     user = dict(spec.config)
     env = spec.env or user.pop("env", None)
@@ -145,6 +148,10 @@ def build_config(spec: ExperimentSpec) -> Any:
 
             env_config = resolve_start_from(env_config)
         base = algorithm_config(algo, env=env, env_config=env_config)
+    elif env in DC_ENVS:
+        env_config = dict(user.pop("env_config", None) or {})
+        check_dc_env_config(env_config, spec)
+        base = dc_algorithm_config(algo, env_config=env_config)
     else:
         base = get_trainable_cls(algo).get_default_config()
         if env:

@@ -1,0 +1,85 @@
+"""The DC env under RLlib: the masked actor-critic (``rl.dc_models``), the config ``rllib train``
+builds for ``curling_dc``, and one PPO iteration of ``tune_configs/ppo_dc.yaml`` (slow)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from rllib_curling.cli import rllib as rllib_cli
+from rllib_curling.dc_env import DCCurlingEnv
+from rllib_curling.errors import ConfigError
+from rllib_curling.rl.algorithm_configs import dc_algorithm_config
+from rllib_curling.rl.dc_models import DCMaskedActorCritic, dc_module_spec
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_dc_masked_actor_critic__gives_illegal_shots_no_probability() -> None:
+    from ray.rllib.core.columns import Columns
+
+    env = DCCurlingEnv(ends=1, opponent=0)
+    module = DCMaskedActorCritic(observation_space=env.observation_space,
+                                 action_space=env.action_space,
+                                 model_config={"hidden": [16]})  # fmt: skip
+    obs, _ = env.reset(seed=0)
+    mask = obs["action_mask"].copy()
+    mask[:10] = 0.0
+    batch = {k: torch.from_numpy(np.stack([v, v])) for k, v in
+             {"observations": obs["observations"], "action_mask": mask}.items()}  # fmt: skip
+    out = module.forward_inference({Columns.OBS: batch})
+    probs = torch.softmax(out[Columns.ACTION_DIST_INPUTS], dim=-1)
+    assert probs.shape == (2, env.action_space.n)
+    assert float(probs[:, mask == 0].sum()) == 0.0
+    assert float(probs[:, mask == 1].sum()) == pytest.approx(2.0, rel=1e-5)
+    values = module.compute_values({Columns.OBS: batch})
+    assert values.shape == (2,)
+
+
+def test_dc_module_spec__masked_module_for_shots_default_for_throw() -> None:
+    spec = dc_module_spec("shots", hidden=[32, 32])
+    assert spec is not None and spec.module_class is DCMaskedActorCritic
+    assert spec.model_config == {"hidden": [32, 32]}
+    assert dc_module_spec("throw") is None
+    with pytest.raises(ConfigError, match="hidden must be a non-empty list of positive ints"):
+        dc_module_spec("shots", hidden=[])
+
+
+def test_dc_algorithm_config__ppo_on_curling_dc_with_the_masked_module() -> None:
+    config = dc_algorithm_config("ppo", env_config={"ends": 2, "opponent": 1})
+    assert config.env == "curling_dc" and config.env_config == {"ends": 2, "opponent": 1}
+    assert config._rl_module_spec.module_class is DCMaskedActorCritic
+    throw = dc_algorithm_config("PPO", env_config={"action": "throw"})
+    assert throw._rl_module_spec is None
+    with pytest.raises(ConfigError, match="curling_dc trains with PPO, IMPALA; got 'DQN'"):
+        dc_algorithm_config("DQN")
+    with pytest.raises(ConfigError, match="unknown DC env_config key 'oponent'"):
+        dc_algorithm_config("PPO", env_config={"oponent": 1})
+
+
+def test_rllib_train__bad_dc_env_config_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["train", "--run", "PPO", "--env", "curling_dc",
+            "--config", json.dumps({"env_config": {"opponent": 9}})]  # fmt: skip
+    assert rllib_cli.main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("rllib train: ") and "\n" not in err
+    assert "env_config: opponent must be a built-in level [0, 1, 2, 3, 4, 5, 6]" in err
+    assert err.endswith("got 9")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_rllib_train__ppo_dc_yaml_trains_one_iteration(ray_session: None, tmp_path: Path) -> None:
+    args = ["train", "-f", str(ROOT / "tune_configs" / "ppo_dc.yaml"),
+            "--stop", '{"training_iteration": 1}', "--storage-path", str(tmp_path)]  # fmt: skip
+    assert rllib_cli.main(args) == 0
+    result = json.loads(next(tmp_path.glob("curling-ppo-dc/*/result.json")).read_text()
+                        .splitlines()[-1])  # fmt: skip
+    assert result["num_env_steps_sampled_lifetime"] >= 1024
+    learner = result["learners"]["default_policy"]
+    assert np.isfinite(learner["policy_loss"]) and np.isfinite(learner["vf_loss"])
+    assert list(tmp_path.glob("curling-ppo-dc/*/checkpoint_*"))
