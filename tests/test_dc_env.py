@@ -89,18 +89,21 @@ def test_dc_env__mask_allows_hits_only_on_stones_in_play() -> None:
     np.testing.assert_array_equal(obs[ACTION_MASK][hits], np.isin(rows, on).astype(np.float32))
 
 
-def test_dc_env__masked_action_is_refused_in_one_line_and_the_game_goes_on() -> None:
-    env = DCCurlingEnv(ends=1, opponent=0)
-    env.reset(seed=1)
-    before = env.state
+def test_dc_env__a_masked_shot_is_the_throw_away_and_a_bad_action_is_refused() -> None:
     layout = dc_layout()
-    with pytest.raises(InvalidActionError, match=r"is masked out: that stone is not in play"):
-        env.step(layout.n_draws + 5)
-    with pytest.raises(InvalidActionError, match="does not fit the action space"):
-        env.step(layout.n)
-    assert env.state == before
-    env.step(layout.throw_away)
-    assert env.state.shot == 2
+    played = []
+    for action in (layout.n_draws + 5, layout.throw_away):  # row 5 is not in play yet
+        env = DCCurlingEnv(ends=1, opponent=0)
+        env.reset(seed=1)
+        before = env.state
+        if action != layout.throw_away:
+            assert env.reset(seed=1)[0][ACTION_MASK][action] == 0
+            with pytest.raises(InvalidActionError, match="does not fit the action space"):
+                env.step(layout.n)
+            assert env.state == before  # refused before anything was thrown
+        env.step(action)
+        played.append(env.state)
+    assert played[0] == played[1]  # the same game: the masked shot was thrown away
 
 
 @pytest.mark.parametrize("action", ["shots", "throw"])

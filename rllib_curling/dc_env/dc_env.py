@@ -17,7 +17,6 @@ from rllib_curling.dc_game import DCGame, DCGameState
 from rllib_curling.dc_ice import Fcv1Simulator
 from rllib_curling.env.rewards import game_reward
 from rllib_curling.env.spaces import check_action
-from rllib_curling.errors import InvalidActionError
 
 
 class DCCurlingEnv(gym.Env):
@@ -40,7 +39,8 @@ class DCCurlingEnv(gym.Env):
     hits on each of the 16 stone rows at 3 weights × 3 offsets × both rotations; a throw-away.
     A hit on a stone not in play is illegal: the observation is then a ``Dict`` of
     ``"observations"`` (the Box below) and ``"action_mask"`` (1 where legal), RLlib's
-    action-masking idiom, and ``step`` refuses an illegal shot with ``InvalidActionError``.
+    action-masking idiom; an illegal shot, if sent anyway, is the throw-away (as on the
+    platform's env, so a sampler that ignores the mask still plays).
     ``layout.describe(a)`` names shot ``a``.
 
     ``action="throw"``: ``Box((0.5, −0.1, −1), (4.0, 0.1, 1))``: DC's release speed (m/s),
@@ -153,14 +153,8 @@ class DCCurlingEnv(gym.Env):
         if state.is_terminal or self._simulate is None:
             raise RuntimeError("the game is over: call reset()")
         checked = check_action(action, self.action_space)
-        if self.layout is not None:
-            index = int(checked)
-            if not self.layout.legal(state.position)[index]:
-                raise InvalidActionError(
-                    f"action {index} ({self.layout.describe(index)}) is masked out: that stone "
-                    "is not in play (see the observation's action_mask)"
-                )
-            shot = tuple(self.layout.throw(index, self._tables, state.position).tolist())
+        if self.layout is not None:  # a masked shot, sent anyway, is the throw-away
+            shot = tuple(self.layout.throw(int(checked), self._tables, state.position).tolist())
         else:
             shot = release(np.asarray(checked))
         transition = DCGame.step(state, shot, self._simulate)
