@@ -55,13 +55,12 @@ from rllib_curling.server.dc4.config import DC4ServerConfig
 from rllib_curling.server.dc4.match import DC4Match
 from rllib_curling.server.dc_watch.http import encode_answer
 from rllib_curling.server.dc_watch.page import WatchPage
+from rllib_curling.server.http_request import UnreadableRequest, read_request
 from rllib_curling.server.records import RECORD_VERSION, GameRecorder
 
 log = logging.getLogger("rllib_curling.server.dc4")
 
 REQUEST_TIMEOUT_S = 10.0
-MAX_HEAD = 16 * 1024
-MAX_BODY = 64 * 1024
 _MATCH_PATH = re.compile(r"^/matches/([^/]+)/(stream|viewer|end-setup)$")
 _REASONS = {
     200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found",
@@ -154,10 +153,12 @@ class DC4Server:
         method = path = "?"
         user: str | None = None
         try:
-            method, target, headers, body = await asyncio.wait_for(
-                _read_request(reader), REQUEST_TIMEOUT_S
-            )
-            split = urlsplit(target)
+            try:
+                request = await asyncio.wait_for(read_request(reader), REQUEST_TIMEOUT_S)
+            except UnreadableRequest as exc:
+                raise _Plain(exc.status, str(exc)) from None
+            method, headers, body = request.method, request.headers, request.body
+            split = urlsplit(request.target)
             path, query = unquote(split.path), dict(parse_qsl(split.query))
             page = self.page.answer(path) if method == "GET" else None
             if page is not None:  # the watch page, without auth as the viewer stream
@@ -296,32 +297,6 @@ class _MalformedJson(InvalidFields):
 
     def __str__(self) -> str:
         return self.why
-
-
-async def _read_request(reader: asyncio.StreamReader) -> tuple[str, str, dict[str, str], bytes]:
-    try:
-        head = await reader.readuntil(b"\r\n\r\n")
-    except asyncio.LimitOverrunError:
-        raise _Plain(413, "Request head too large") from None
-    if len(head) > MAX_HEAD:
-        raise _Plain(413, "Request head too large")
-    lines = head.decode("latin-1").split("\r\n")
-    parts = lines[0].split(" ")
-    if len(parts) != 3 or not parts[2].startswith("HTTP/"):
-        raise _Plain(400, "Invalid HTTP request")
-    headers = {}
-    for line in lines[1:]:
-        name, sep, value = line.partition(":")
-        if sep:
-            headers[name.strip().lower()] = value.strip()
-    try:
-        length = int(headers.get("content-length", "0"))
-    except ValueError:
-        length = -1
-    if not 0 <= length <= MAX_BODY:
-        raise _Plain(413, f"A body must be 0..{MAX_BODY} bytes")
-    body = await reader.readexactly(length) if length else b""
-    return parts[0], parts[1], headers, body
 
 
 def _respond(

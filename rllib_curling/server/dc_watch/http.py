@@ -18,13 +18,16 @@ from rllib_curling.dc_protocol import sse
 from rllib_curling.errors import ServerStartError
 from rllib_curling.server.dc_watch.feed import StateFeed
 from rllib_curling.server.dc_watch.page import Answer, WatchPage
+from rllib_curling.server.http_request import UnreadableRequest, read_request
 from rllib_curling.server.loop_thread import LoopThread
 
 REQUEST_TIMEOUT_S = 10.0
-MAX_HEAD = 16 * 1024
 STREAM_PATH = "/watch/api/stream/{match_id}"
 _STREAM_PREFIX = STREAM_PATH.split("{", 1)[0]
-_REASONS = {200: "OK", 404: "Not Found", 405: "Method Not Allowed", 400: "Bad Request"}
+_REASONS = {
+    200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed",
+    413: "Content Too Large",
+}  # fmt: skip
 
 
 def encode_answer(answer: Answer) -> bytes:
@@ -89,9 +92,13 @@ class WatchServer:
         assert task is not None
         self._tasks.add(task)
         try:
-            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), REQUEST_TIMEOUT_S)
-            method, target = head.decode("latin-1").split(" ", 2)[:2]
-            path = target.split("?", 1)[0]
+            try:
+                request = await asyncio.wait_for(read_request(reader, 0), REQUEST_TIMEOUT_S)
+            except UnreadableRequest as exc:
+                writer.write(encode_answer(Answer.json({"detail": str(exc)}, exc.status)))
+                await asyncio.wait_for(writer.drain(), REQUEST_TIMEOUT_S)
+                return
+            method, path = request.method, request.path
             feed = None
             if method == "GET" and self.feeds is not None and path.startswith(_STREAM_PREFIX):
                 feed = self.feeds(path[len(_STREAM_PREFIX) :])

@@ -23,7 +23,7 @@
 Every answer but the event streams closes its connection. The event streams send a comment
 every ``KEEPALIVE_S`` and end when the server stops or the watcher falls too far behind (see
 ``hub``). Requests are bounded: a head of at most 16 KiB within ``REQUEST_TIMEOUT_S``, a body of
-at most ``MAX_BODY`` bytes.
+at most ``http_request.MAX_BODY`` bytes.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from rllib_curling.errors import ServerStartError
+from rllib_curling.server.http_request import UnreadableRequest, read_request
 from rllib_curling.server.web.desk import Desk, SeatRefused
 from rllib_curling.server.web.events import sheet_geometry, shot_frames
 from rllib_curling.server.web.hub import Watcher, WatchHub
@@ -46,8 +47,6 @@ log = logging.getLogger("rllib_curling.server.web")
 KEEPALIVE_S = 15.0
 LIST_INTERVAL_S = 0.25
 REQUEST_TIMEOUT_S = 10.0
-MAX_HEAD = 16 * 1024
-MAX_BODY = 64 * 1024
 CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
     ".js": "text/javascript; charset=utf-8",
@@ -130,10 +129,11 @@ class WebServer:
         assert task is not None
         self._streams.add(task)
         try:
-            method, target, headers, body = await asyncio.wait_for(
-                _read_request(reader), REQUEST_TIMEOUT_S
-            )
-            await self._route(method, target, headers, body, writer)
+            try:
+                request = await asyncio.wait_for(read_request(reader), REQUEST_TIMEOUT_S)
+            except UnreadableRequest as exc:
+                raise HttpError(exc.status, str(exc)) from None
+            await self._route(request.method, request.target, request.headers, request.body, writer)
             await asyncio.wait_for(writer.drain(), REQUEST_TIMEOUT_S)
         except SeatRefused as exc:
             refusal = (
@@ -277,29 +277,6 @@ class WebServer:
                 break
             writer.write(watcher.take())
             await writer.drain()
-
-
-async def _read_request(reader: asyncio.StreamReader) -> tuple[str, str, dict[str, str], bytes]:
-    try:
-        head = await reader.readuntil(b"\r\n\r\n")
-    except asyncio.LimitOverrunError:
-        raise HttpError(413, "request head too large") from None
-    if len(head) > MAX_HEAD:
-        raise HttpError(413, "request head too large")
-    lines = head.decode("latin-1").split("\r\n")
-    parts = lines[0].split(" ")
-    if len(parts) != 3 or not parts[2].startswith("HTTP/"):
-        raise HttpError(400, "not an HTTP request")
-    headers = {}
-    for line in lines[1:]:
-        name, sep, value = line.partition(":")
-        if sep:
-            headers[name.strip().lower()] = value.strip()
-    length = _int(headers.get("content-length", "0"), -1)
-    if length < 0 or length > MAX_BODY:
-        raise HttpError(413, f"a body must be 0..{MAX_BODY} bytes")
-    body = await reader.readexactly(length) if length else b""
-    return parts[0], parts[1], headers, body
 
 
 def _trajectory(body: bytes) -> dict[str, Any]:
