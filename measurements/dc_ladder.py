@@ -48,10 +48,10 @@ def main() -> None:
     args = parser.parse_args()
     config = DCGameConfig(standard_end_count=args.ends)
     rows = []
-    seconds: dict[int, list[float]] = {level: [] for level in args.levels}
+    spent_by_level: dict[int, list[float]] = {level: [] for level in args.levels}
     for low, high in itertools.combinations(sorted(args.levels), 2):
         start = time.perf_counter()
-        a, b = (Timed(make_dc_bot(k), seconds[k]) for k in (low, high))
+        a, b = (Timed(make_dc_bot(k), spent_by_level[k]) for k in (low, high))
         match = play_dc_match(a, b, args.games, config, args.seed)
         seconds = time.perf_counter() - start
         low_wins, high_wins, draws = match.wins
@@ -69,7 +69,7 @@ def main() -> None:
             flush=True,
         )
     times = {}
-    for level, spent in sorted(seconds.items()):
+    for level, spent in sorted(spent_by_level.items()):
         median, p90 = np.percentile(spent, [50, 90]) if spent else (np.nan, np.nan)
         times[level] = {"shots": len(spent), "median_s": round(median, 4), "p90_s": round(p90, 4)}
         print(f"level {level}: {len(spent)} shots, median {median:.3f} s, p90 {p90:.3f} s a shot")
