@@ -11,7 +11,7 @@ import pytest
 from rllib_curling import dc_rules, dc_sheet
 from rllib_curling.dc_aiming import dc_shot_tables
 from rllib_curling.dc_bots.base import DUMB_SHOT, DCStones, signed_score
-from rllib_curling.dc_bots.candidates import candidates, judge, outcomes
+from rllib_curling.dc_bots.candidates import candidates, judge, outcomes, win_judge
 from rllib_curling.dc_bots.levels import DC_LEVELS, check_dc_level, make_dc_bot
 from rllib_curling.dc_bots.matches import play_dc_game, play_dc_match
 from rllib_curling.dc_bots.search import REPLY_SPEC, SearchDCBot
@@ -140,6 +140,19 @@ def test_level_8__tied_in_the_last_end_takes_out_the_stone_on_the_button_and_sti
     assert not dc_rules.in_play(after[0]) or dc_rules.distance_to_tee(after[0]) > 0.3
     assert signed_score(after, 1) >= 1  # team 1 scores: the game is won
     assert shot == bot.choose(state, np.random.default_rng(3))  # reproducible with a seed
+
+
+def test_level_8__values_the_chance_to_win_on_the_ends_last_two_stones_only() -> None:
+    position = np.zeros((16, 2))
+    position[1] = TEE  # team 1 lies one
+    bot = make_dc_bot(8)
+    assert isinstance(bot, SearchDCBot)
+
+    for shot, expected in ((3, judge), (13, judge), (14, win_judge), (15, win_judge)):
+        state, lie = _state(shot, position), position[None]
+        np.testing.assert_allclose(bot.value(state, lie), expected(state, lie))
+    assert not np.allclose(judge(_state(14, position), position[None]),
+                           win_judge(_state(14, position), position[None]))  # fmt: skip
 
 
 def _worst_reply(state: DCGameState, shot: object) -> float:

@@ -39,8 +39,10 @@ class DCSearchSpec:
     samples: int = 0
     #: Judge the best ``reply`` by the opponent's best answer (a second ply, noise off; 0: no).
     reply: int = 0
-    #: Values are the chance to win the game (``dc_win_table``), not the end's score.
+    #: Values are the chance to win the game (``dc_win_table``), not the end's score, for the
+    #: stones from ``win_from_shot`` on (before it the end's score now says little of the end's).
     win_prob: bool = False
+    win_from_shot: int = 0
 
 
 def draw_candidates(tables: DCShotTables, spec: DCSearchSpec) -> np.ndarray:

@@ -17,7 +17,8 @@ the platform's levels of the same number, ``bots.levels``).
 | 7     | SearchDCBot (search)    | as 6, then its best 3 against the opponent's best reply      |
 | 8     | SearchDCBot (search)    | ~380 draws and guards, 40 hits a stone; best 12 re-judged    |
 |       |                         | under noise (10 throws each), best 6 against the opponent's  |
-|       |                         | best reply; values = chance to win (``dc_win_table``)        |
+|       |                         | best reply; values on the end's last two stones = chance to  |
+|       |                         | win (``dc_win_table``), the end's score before               |
 """
 
 from __future__ import annotations

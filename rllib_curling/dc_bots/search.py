@@ -11,17 +11,22 @@
    worst for us. Skipped on the end's last stone; on the stone before it the answer is the hammer.
 
 Values (the thrower's): ``candidates.judge``, the end's score if it ended now plus a little per
-stone in the house (levels 5–7), or ``candidates.win_judge``, the chance to win the game if the
-end ended so, from DC's win table (``dc_win_table``, level 8).
+stone in the house (levels 5–7, and level 8 before the end's last two stones), or
+``candidates.win_judge``, the chance to win the game if the end ended so, from DC's win table
+(``dc_win_table``; level 8 on stones 14 and 15, where with the reply the end's score is known).
+Level 8 valuing every stone by the chance to win tied level 7 5–5 (10 games); the score now is a
+poor guess of the end's score early in the end, and the chance to win flattens the house stones
+that ``judge`` counts.
 
 | level | draw grid | guards | hit weights (m/s) | offsets (m)    | re-judge | replies | value |
 |-------|-----------|--------|-------------------|----------------|----------|---------|-------|
 | 5     | 0.45 m    | 6      | 0.6, 3.0          | 0              | —        | —       | score |
 | 6     | 0.3 m     | 10     | 0.6, 1.8, 3.0     | −0.08, 0, 0.08 | 8 × 8    | —       | score |
 | 7     | as 6      | as 6   | as 6              | as 6           | 8 × 8    | best 3  | score |
-| 8     | 0.25 m    | 21     | 0.6, 1.2, 1.8, 3  | −0.1 … 0.1 (5) | 12 × 10  | best 6  | win   |
+| 8     | 0.25 m    | 21     | 0.6, 1.2, 1.8, 3  | −0.1 … 0.1 (5) | 12 × 10  | best 6  | win¹  |
 
-Hit weights are speeds at contact. Both rotations of each; a throw-away too. Level 5 throws about
+¹ the chance to win on the end's last two stones, the score before them. Hit weights are speeds
+at contact. Both rotations of each; a throw-away too. Level 5 throws about
 135 + 4 per stone in play, level 6 about 295 + 18 per stone, then 64 noisy throws; level 7 as 6,
 then about 3 × (135 + 4 a stone); level 8 about 380 + 40 per stone, 120 noisy throws, then about
 6 × (135 + 4 a stone).
@@ -68,6 +73,7 @@ DC_SEARCH_SPECS: dict[int, DCSearchSpec] = {
         samples=10,
         reply=6,
         win_prob=True,
+        win_from_shot=dc_sheet.SHOTS_PER_END - 2,
     ),
 }
 #: The opponent's answers that levels 7 and 8 try against each of their best candidates.
@@ -92,7 +98,10 @@ class SearchDCBot(DCBot):
 
     def value(self, state: DCGameState, positions: np.ndarray) -> np.ndarray:
         """(N,) values of positions after stone ``state.shot`` for its thrower."""
-        return win_judge(state, positions) if self.spec.win_prob else judge(state, positions)
+        spec = self.spec
+        if spec.win_prob and state.shot >= spec.win_from_shot:
+            return win_judge(state, positions)
+        return judge(state, positions)
 
     def choose(self, state: DCGameState, rng: np.random.Generator | None = None) -> DCShot:
         shots, order = self.rank(state, rng)
