@@ -2,7 +2,7 @@
 server, no clock): every pair of the given levels plays ``--games`` games (teams alternating), the
 same games for the same seed:
 
-    python measurements/dc_ladder.py --levels 0 1 2 3 4 5 6 --games 20 --ends 8 --seed 0
+    python measurements/dc_ladder.py --levels 0 1 2 3 4 5 6 7 8 --games 20 --ends 8 --seed 0
 
 Prints one line per pair (the lower level first: its wins, the higher level's wins, draws, points,
 the higher level's score rate with draws ½, seconds), then each level's decision time per shot
