@@ -2,10 +2,12 @@
 server, no clock): every pair of the given levels plays ``--games`` games (teams alternating), the
 same games for the same seed:
 
-    python measurements/dc_ladder.py --levels 0 1 2 3 4 5 6 --games 20 --ends 8 --seed 0
+    python measurements/dc_ladder.py --levels 0 1 2 3 4 5 6 7 8 --games 20 --ends 8 --seed 0
 
 Prints one line per pair (the lower level first: its wins, the higher level's wins, draws, points,
-the higher level's score rate with draws ½, seconds) and a JSON summary at the end.
+the higher level's score rate with draws ½, seconds), then each level's decision time per shot
+over all its games (median and 90th percentile, wall clock, in this process), and a JSON summary
+at the end.
 """
 
 from __future__ import annotations
@@ -15,9 +17,26 @@ import itertools
 import json
 import time
 
+import numpy as np
+
+from rllib_curling.dc_bots.base import DCBot, DCShot
 from rllib_curling.dc_bots.levels import DC_LEVELS, make_dc_bot
 from rllib_curling.dc_bots.matches import play_dc_match
-from rllib_curling.dc_game import DCGameConfig
+from rllib_curling.dc_game import DCGameConfig, DCGameState
+
+
+class Timed(DCBot):
+    """A DC bot that records how long each of its decisions took (``seconds``)."""
+
+    def __init__(self, bot: DCBot, seconds: list[float]) -> None:
+        self.bot, self.seconds = bot, seconds
+        self.level, self.name = bot.level, bot.name
+
+    def choose(self, state: DCGameState, rng: np.random.Generator | None = None) -> DCShot:
+        start = time.perf_counter()
+        shot = self.bot.choose(state, rng)
+        self.seconds.append(time.perf_counter() - start)
+        return shot
 
 
 def main() -> None:
@@ -29,9 +48,11 @@ def main() -> None:
     args = parser.parse_args()
     config = DCGameConfig(standard_end_count=args.ends)
     rows = []
+    spent_by_level: dict[int, list[float]] = {level: [] for level in args.levels}
     for low, high in itertools.combinations(sorted(args.levels), 2):
         start = time.perf_counter()
-        match = play_dc_match(make_dc_bot(low), make_dc_bot(high), args.games, config, args.seed)
+        a, b = (Timed(make_dc_bot(k), spent_by_level[k]) for k in (low, high))
+        match = play_dc_match(a, b, args.games, config, args.seed)
         seconds = time.perf_counter() - start
         low_wins, high_wins, draws = match.wins
         rate = 1.0 - match.a_score
@@ -47,7 +68,13 @@ def main() -> None:
             f"({seconds:.0f} s)",
             flush=True,
         )
-    print(json.dumps({"games": args.games, "ends": args.ends, "seed": args.seed, "pairs": rows}))
+    times = {}
+    for level, spent in sorted(spent_by_level.items()):
+        median, p90 = np.percentile(spent, [50, 90]) if spent else (np.nan, np.nan)
+        times[level] = {"shots": len(spent), "median_s": round(median, 4), "p90_s": round(p90, 4)}
+        print(f"level {level}: {len(spent)} shots, median {median:.3f} s, p90 {p90:.3f} s a shot")
+    summary = {"games": args.games, "ends": args.ends, "seed": args.seed, "pairs": rows}
+    print(json.dumps({**summary, "decision_seconds": times}))
 
 
 if __name__ == "__main__":

@@ -1,99 +1,39 @@
-"""The chance to win from the score, the ends left and the hammer: a table built from games.
+"""The platform's win table: the chance to win by score difference × ends left × hammer under the
+platform's rules (a blank end passes the hammer, ``game.GameConfig.blank_end = "swap"``; a game
+tied after its last end is a draw), from how often the hammer team scores each number of points
+in an end over this package's own games (``measurements/build_win_table.py``).
 
-Strong curling programs judge a position by the distribution of the end's score, turned into a
-chance to win by a table of score difference × ends left × hammer. The table here comes from one
-fact measured on this package's own games: how often the team with the hammer scores ``s``
-points in an end (``END_SCORES`` = −8 … +8; ``end_scores``, a probability per score). The rest
-is exact under the platform's rules: the team that scores throws first in the next end (loses
-the hammer); after a blank end the hammer passes (``game.GameConfig.blank_end = "swap"``, the
-course's template); a game still tied after its last end is a draw (½).
-
-``WinTable.win(diff, ends, hammer)``: the chance to win (draws ½) of a team ``diff`` points
-ahead with ``ends`` ends still to play, holding the hammer in the next one or not (``ends = 0``:
-the game is over). ``WinTable.after_end(diff, score, ends_after, hammer)``: the same once the
-current end finishes with ``score`` (the team's view). ``table.json`` of an agent folder (or
-``rllib_curling/data/win_table.json``) holds ``end_scores`` and the games it was counted from.
+The model is ``win_odds`` (re-exported here: ``WinTable``, ``END_SCORES``, …); this module adds
+the platform's facts: ``hammer_scores`` of a platform game and the package's table, ``load()``.
+``table.json`` of an agent folder (or ``rllib_curling/data/win_table.json``) holds
+``end_scores`` and the games it was counted from. DC's table is ``dc_win_table``.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from rllib_curling import sheet
 from rllib_curling.game import GameConfig, first_seat_after
+from rllib_curling.win_odds import (
+    DIFF_MAX,
+    END_SCORES,
+    ENDS_MAX,
+    N_SCORES,
+    SCORE_MAX,
+    WinTable,
+    count_end_scores,
+    from_counts,
+)
 
-#: End scores counted, from the hammer team's view: −8 … +8 (a team has 8 stones).
-SCORE_MAX = sheet.STONES_PER_TEAM
-END_SCORES = np.arange(-SCORE_MAX, SCORE_MAX + 1)
-N_SCORES = len(END_SCORES)
-#: Score differences the table covers (further ahead or behind is clamped: decided anyway).
-DIFF_MAX = 30
-#: Ends the table covers; more ends left count as this many (unlimited games too).
-ENDS_MAX = 16
+__all__ = [
+    "DEFAULT_FILE", "DIFF_MAX", "END_SCORES", "ENDS_MAX", "N_SCORES", "SCORE_MAX", "WinTable",
+    "count_end_scores", "from_counts", "hammer_scores", "load",
+]  # fmt: skip
 DEFAULT_FILE = Path(__file__).parent / "data" / "win_table.json"
-
-
-@dataclass(frozen=True)
-class WinTable:
-    """Chance to win by score difference, ends left and hammer (module docstring)."""
-
-    #: (N_SCORES,) probability that the hammer team scores ``END_SCORES[i]`` in an end.
-    end_scores: np.ndarray
-    #: ``value[n, DIFF_MAX + d, h]``: the chance to win with ``n`` ends to play, ``d`` ahead,
-    #: hammer ``h`` (1: ours) in the next end.
-    value: np.ndarray = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        p = np.asarray(self.end_scores, dtype=np.float64)
-        if p.shape != (N_SCORES,) or (p < 0).any() or not np.isclose(p.sum(), 1.0):
-            raise ValueError(f"end_scores must be {N_SCORES} probabilities summing to 1")
-        p = p / p.sum()  # exactly 1 (a file rounds them)
-        object.__setattr__(self, "end_scores", p)
-        object.__setattr__(self, "value", _solve(p))
-
-    def win(self, diff: Any, ends: Any, hammer: Any) -> np.ndarray:
-        """Chance to win (draws ½): ``diff`` ahead, ``ends`` ends to play (0: over), ``hammer``
-        in the next end (all broadcast)."""
-        d = np.clip(np.asarray(diff, dtype=np.int64), -DIFF_MAX, DIFF_MAX) + DIFF_MAX
-        n = np.clip(np.asarray(ends, dtype=np.int64), 0, ENDS_MAX)
-        h = np.asarray(hammer, dtype=np.int64)
-        return np.asarray(self.value[n, d, h])
-
-    def after_end(self, diff: Any, score: Any, ends_after: Any, hammer: Any) -> np.ndarray:
-        """Chance to win once the current end finishes with ``score`` (our view): ``diff``
-        ahead before it, ``ends_after`` ends after it, ``hammer`` ours in it."""
-        score = np.asarray(score)
-        next_hammer = np.where(score > 0, 0, np.where(score < 0, 1, 1 - np.asarray(hammer)))
-        return self.win(np.asarray(diff) + score, ends_after, next_hammer)
-
-    def to_json(self, games: int, source: str) -> str:
-        return json.dumps({
-            "end_scores": [round(float(x), 6) for x in self.end_scores],
-            "scores": END_SCORES.tolist(), "games": games, "source": source,
-        }, indent=1) + "\n"  # fmt: skip
-
-
-def _solve(p: np.ndarray) -> np.ndarray:
-    """``WinTable.value`` by backward induction over the ends."""
-    diffs = np.arange(-DIFF_MAX, DIFF_MAX + 1)
-    value = np.zeros((ENDS_MAX + 1, len(diffs), 2))
-    value[0] = ((diffs > 0) + 0.5 * (diffs == 0))[:, None]
-    for n in range(1, ENDS_MAX + 1):
-        before = value[n - 1]
-        for d_i, d in enumerate(diffs):
-            # With the hammer the end's score s is ours; without, it is theirs (we get -s).
-            for h, sign in ((1, 1), (0, -1)):
-                ours = sign * END_SCORES
-                nxt = np.clip(d + ours, -DIFF_MAX, DIFF_MAX) + DIFF_MAX
-                next_h = np.where(ours > 0, 0, np.where(ours < 0, 1, 1 - h))
-                value[n, d_i, h] = float(p @ before[nxt, next_h])
-    return value
 
 
 def hammer_scores(end_scores: Iterable[tuple[int, int]], config: GameConfig) -> list[int]:
@@ -104,20 +44,6 @@ def hammer_scores(end_scores: Iterable[tuple[int, int]], config: GameConfig) -> 
         out.append(p2 - p1 if first == 0 else p1 - p2)
         first = first_seat_after(first, (p1, p2), config)
     return out
-
-
-def count_end_scores(hammer_scores: Iterable[int]) -> np.ndarray:
-    """(N_SCORES,) counts of the hammer team's end scores (clamped to ±SCORE_MAX)."""
-    counts = np.zeros(N_SCORES)
-    for s in hammer_scores:
-        counts[int(np.clip(s, -SCORE_MAX, SCORE_MAX)) + SCORE_MAX] += 1
-    return counts
-
-
-def from_counts(counts: np.ndarray, prior: float = 0.5) -> WinTable:
-    """A table from counts of end scores (``prior`` added to each, so no score is impossible)."""
-    c = np.asarray(counts, dtype=np.float64) + prior
-    return WinTable(c / c.sum())
 
 
 def load(path: str | Path = DEFAULT_FILE) -> WinTable:

@@ -9,9 +9,12 @@ import numpy as np
 import pytest
 
 from rllib_curling import dc_rules, dc_sheet
+from rllib_curling.dc_aiming import dc_shot_tables
 from rllib_curling.dc_bots.base import DUMB_SHOT, DCStones, signed_score
+from rllib_curling.dc_bots.candidates import candidates, judge, outcomes, win_judge
 from rllib_curling.dc_bots.levels import DC_LEVELS, check_dc_level, make_dc_bot
 from rllib_curling.dc_bots.matches import play_dc_game, play_dc_match
+from rllib_curling.dc_bots.search import REPLY_SPEC, SearchDCBot
 from rllib_curling.dc_game import DCGame, DCGameConfig, DCGameState
 from rllib_curling.dc_ice import Fcv1Simulator
 from rllib_curling.errors import ConfigError
@@ -45,10 +48,25 @@ def test_make_dc_bot__each_level_chooses_a_valid_fcv1_shot(level: int) -> None:
     assert shot == bot.choose(_state(2, position), np.random.default_rng(1))  # pure
 
 
-@pytest.mark.parametrize("bad", [7, -1, "3", True, 2.0])
+@pytest.mark.parametrize("bad", [9, -1, "3", True, 2.0])
 def test_make_dc_bot__refuses_an_unknown_level(bad: object) -> None:
     with pytest.raises(ConfigError, match="DC bot level"):
         check_dc_level(bad)
+
+
+def test_check_dc_level__accepts_levels_0_to_8() -> None:
+    assert DC_LEVELS == tuple(range(9))
+    assert [check_dc_level(k) for k in range(9)] == list(range(9))
+    assert check_dc_level(np.int64(8)) == 8
+
+
+@pytest.mark.parametrize("level", [7, 8])
+def test_make_dc_bot__levels_7_and_8_search_with_replies(level: int) -> None:
+    bot = make_dc_bot(level)
+
+    assert isinstance(bot, SearchDCBot) and bot.level == level
+    assert bot.spec.reply > 0
+    assert bot.spec.win_prob == (level == 8)
 
 
 def test_dumb_shot__is_removed_short_of_the_hog_line() -> None:
@@ -64,7 +82,7 @@ def test_draw_levels__draw_to_the_button_on_an_empty_sheet(level: int) -> None:
     assert dc_rules.distance_to_tee(position[0]) < 0.05
 
 
-@pytest.mark.parametrize("level", [3, 4, 5, 6])
+@pytest.mark.parametrize("level", [3, 4, 5, 6, 7, 8])
 def test_levels_3_up__remove_the_opponents_lone_shot_stone(level: int) -> None:
     position = np.zeros((16, 2))
     position[0] = (0.2, 38.2)  # team 0's stone, team 1 (odd rows) to throw shot 9
@@ -97,7 +115,7 @@ def test_level_4__guards_its_shot_stone() -> None:
     assert guard[1] < 37.0 and abs(guard[0] - 0.1) < 0.25
 
 
-@pytest.mark.parametrize("level", [4, 5])
+@pytest.mark.parametrize("level", [4, 5, 8])
 def test_last_stone__the_hammer_scores_when_it_can(level: int) -> None:
     position = np.zeros((16, 2))
     position[0] = (1.2, 39.6)  # team 0's stone at the back of the house
@@ -106,6 +124,57 @@ def test_last_stone__the_hammer_scores_when_it_can(level: int) -> None:
     after = _after(state, make_dc_bot(level).choose(state, np.random.default_rng(0)))
 
     assert signed_score(after, 1) >= 1
+
+
+def test_level_8__tied_in_the_last_end_takes_out_the_stone_on_the_button_and_sticks() -> None:
+    """Tied, the last end's last stone, the opponent's lone stone on the button: only a hit that
+    stays in the house wins (a draw cannot beat it; a blank goes to an extra end)."""
+    position = np.zeros((16, 2))
+    position[0] = TEE
+    state = _state(15, position)  # a 1-end game, 0-0, team 1 has the hammer
+    bot = make_dc_bot(8)
+
+    shot = bot.choose(state, np.random.default_rng(3))
+    after = _after(state, shot)
+
+    assert not dc_rules.in_play(after[0]) or dc_rules.distance_to_tee(after[0]) > 0.3
+    assert signed_score(after, 1) >= 1  # team 1 scores: the game is won
+    assert shot == bot.choose(state, np.random.default_rng(3))  # reproducible with a seed
+
+
+def test_level_8__values_the_chance_to_win_on_the_ends_last_two_stones_only() -> None:
+    position = np.zeros((16, 2))
+    position[1] = TEE  # team 1 lies one
+    bot = make_dc_bot(8)
+    assert isinstance(bot, SearchDCBot)
+
+    for shot, expected in ((3, judge), (13, judge), (14, win_judge), (15, win_judge)):
+        state, lie = _state(shot, position), position[None]
+        np.testing.assert_allclose(bot.value(state, lie), expected(state, lie))
+    assert not np.allclose(judge(_state(14, position), position[None]),
+                           win_judge(_state(14, position), position[None]))  # fmt: skip
+
+
+def _worst_reply(state: DCGameState, shot: object) -> float:
+    """The thrower's end value after ``shot`` (noise off) and the opponent's best answer."""
+    after = _after(state, shot)
+    theirs = dataclasses.replace(state, position=after, shot=state.shot + 1)
+    answers = candidates(dc_shot_tables(), after, REPLY_SPEC)
+    return float(judge(state, outcomes(theirs, answers)).min())
+
+
+def test_level_7__its_shot_stands_up_to_the_best_reply_better_than_level_6s() -> None:
+    """Shot 13 (team 1), team 0 lies shot at the top of the house with a stone short of it:
+    level 7 keeps the candidate whose worst case after team 0's answer is best."""
+    position = np.zeros((16, 2))
+    position[0] = (0.3, 37.7)
+    position[2] = (-0.5, 38.9)
+    position[1] = (0.9, 38.6)
+    state = _state(13, position)
+    six = make_dc_bot(6).choose(state, np.random.default_rng(4))
+    seven = make_dc_bot(7).choose(state, np.random.default_rng(4))
+
+    assert _worst_reply(state, seven) >= _worst_reply(state, six)
 
 
 def test_play_dc_game__plays_to_the_end_and_is_seeded() -> None:

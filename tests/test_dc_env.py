@@ -182,7 +182,7 @@ def test_dc_env__truncates_a_game_still_tied_after_the_extra_ends() -> None:
     ("values", "message"),
     [
         ({"oponent": 3}, "unknown DC env_config key 'oponent' (did you mean 'opponent'?)"),
-        ({"opponent": 7}, "opponent must be a built-in level [0, 1, 2, 3, 4, 5, 6]"),
+        ({"opponent": 9}, "opponent must be a built-in level [0, 1, 2, 3, 4, 5, 6, 7, 8]"),
         ({"opponent": "external"}, "opponent must be a built-in level"),
         ({"action": "discrete"}, "action must be one of ['shots', 'throw']"),
         ({"reward": "shaped"}, "reward must be one of"),

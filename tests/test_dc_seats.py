@@ -131,8 +131,8 @@ def test_dc4_match_reserve__other_users_get_the_other_side_and_a_third_is_refuse
 
 
 def test_dc_seats__bad_levels_and_teams_fail_in_one_line() -> None:
-    with pytest.raises(ConfigError, match=r"must be one of \[0, 1, 2, 3, 4, 5, 6\], got 7"):
-        DC3Seats({1: 7})
+    with pytest.raises(ConfigError, match=r"must be one of \[0, 1, 2, 3, 4, 5, 6, 7, 8\], got 9"):
+        DC3Seats({1: 9})
     with pytest.raises(ConfigError, match="team must be 0 or 1"):
         DC4Seats({2: 3})
     with pytest.raises(ConfigError, match="at least one bot"):
@@ -145,7 +145,7 @@ def test_dc_seats__bad_levels_and_teams_fail_in_one_line() -> None:
     ("argv", "message"),
     [
         (
-            ["--protocol", "dc3", "--opponent", "7"],
+            ["--protocol", "dc3", "--opponent", "9"],
             "--opponent (our DC bot's level) must be one of",
         ),
         (["--protocol", "dc4", "--opponent", "3,4"], "--opponent N,M (bots on both sides) is for"),
@@ -237,5 +237,5 @@ def test_curling_server_help__says_dc_servers_seat_our_bots(
     with pytest.raises(SystemExit):
         build_parser().parse_args(["server", "--help"])
     out = " ".join(capsys.readouterr().out.split())
-    assert "--opponent N seats our DC bot of level N (0-6)" in out
+    assert "--opponent N seats our DC bot of level N (0-8)" in out
     assert "--opponent N,M: bots take both teams" in out

@@ -67,7 +67,7 @@ def test_rllib_train__bad_dc_env_config_is_one_line(capsys: pytest.CaptureFixtur
     assert rllib_cli.main(args) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("rllib train: ") and "\n" not in err
-    assert "env_config: opponent must be a built-in level [0, 1, 2, 3, 4, 5, 6]" in err
+    assert "env_config: opponent must be a built-in level [0, 1, 2, 3, 4, 5, 6, 7, 8]" in err
     assert err.endswith("got 9")
 
 

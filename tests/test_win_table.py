@@ -71,3 +71,39 @@ def test_from_counts__probabilities_with_a_prior() -> None:
 def test_win_table__bad_probabilities_are_refused() -> None:
     with pytest.raises(ValueError, match="probabilities"):
         win_table.WinTable(np.ones(win_table.N_SCORES))
+
+
+def _hammer_scores_one_half_blanks_the_rest() -> np.ndarray:
+    p = np.zeros(win_table.N_SCORES)
+    p[win_table.SCORE_MAX] = 0.5  # blank
+    p[win_table.SCORE_MAX + 1] = 0.3  # the hammer scores one
+    p[win_table.SCORE_MAX - 1] = 0.2  # a steal
+    return p
+
+
+def test_win__extra_ends_decide_a_tie_by_the_first_end_that_is_not_blank() -> None:
+    p = _hammer_scores_one_half_blanks_the_rest()
+    keep = win_table.WinTable(p, blank_end="keep", extra_ends=True)
+    swap = win_table.WinTable(p, blank_end="swap", extra_ends=True)
+
+    assert keep.win(0, 0, 1) == pytest.approx(0.3 / 0.5)  # blanks keep the hammer: 3 to 2
+    assert keep.win(0, 0, 0) == pytest.approx(0.2 / 0.5)
+    assert swap.win(0, 0, 1) == pytest.approx((0.3 + 0.5 * 0.2) / 0.75)
+    assert swap.win(0, 0, 1) + swap.win(0, 0, 0) == pytest.approx(1.0)
+    assert win_table.WinTable(p).win(0, 0, 1) == 0.5  # no extra ends: a draw
+
+
+def test_after_end__a_blank_keeps_the_hammer_under_keep() -> None:
+    p = _hammer_scores_one_half_blanks_the_rest()
+    keep = win_table.WinTable(p, blank_end="keep")
+    swap = win_table.WinTable(p)
+
+    # Tied, we blank the next-to-last end with the hammer: we keep it (keep) or lose it (swap).
+    assert keep.after_end(0, 0, 1, hammer=True) == pytest.approx(keep.win(0, 1, 1))
+    assert swap.after_end(0, 0, 1, hammer=True) == pytest.approx(swap.win(0, 1, 0))
+    assert keep.win(0, 1, 1) > keep.win(0, 1, 0)
+
+
+def test_win_table__an_unknown_blank_end_rule_is_refused() -> None:
+    with pytest.raises(ValueError, match="blank_end"):
+        win_table.WinTable(_hammer_scores_one_half_blanks_the_rest(), blank_end="pass")  # type: ignore[arg-type]

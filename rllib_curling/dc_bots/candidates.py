@@ -1,11 +1,13 @@
-"""Candidate shots on DC's ice: draws to a grid of house points, guards, hits on every stone in
-play at a few weights and offsets, both rotations, and a throw-away; and how they are judged
-(``judge``: the end's score after the shot, with DC's rules applied, from the thrower's view).
+"""Candidate shots of the searching DC bots (level 4's last stone, levels 5–8): draws to a
+grid of house points, guards, hits on every stone in play at a few weights and offsets, both
+rotations, and a throw-away; and how they are judged, from the thrower's view with DC's rules
+applied: ``judge`` (the end's score after the shot, levels 4–7) or ``win_judge`` (the chance to
+win the game once the end scores that, from DC's win table, level 8).
 
 ``DCShotLayout`` lays a ``DCSearchSpec``'s shots out at fixed indices (hits on each of the 16
-stone rows, legal only when that stone is in play): the searching bots (level 4's last stone,
-levels 5 and 6) throw its legal shots (``candidates``), and the DC env's ``action="shots"``
-(``rllib_curling.dc_env``) takes its indices as actions. Layout order, index 0 first:
+stone rows, legal only when that stone is in play): the searching bots throw its legal shots
+(``candidates``), and the DC env's ``action="shots"`` (``rllib_curling.dc_env``) takes its
+indices as actions. Layout order, index 0 first:
 
 | block      | entries                                                                   |
 |------------|---------------------------------------------------------------------------|
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rllib_curling import dc_rules, dc_sheet
+from rllib_curling import dc_rules, dc_sheet, dc_win_table
 from rllib_curling.dc_aiming import DCShotTables
 from rllib_curling.dc_bots.base import DUMB_SHOT, TX, TY, signed_score, thrower_parity
 from rllib_curling.dc_game import DCGameState
@@ -30,6 +32,8 @@ from rllib_curling.physics.fcv1 import NORMAL_DIST, NoiseModel, simulate_batch
 ROTATIONS = (1.0, -1.0)
 #: Value of one more stone of the thrower's (minus the opponent's) in the house, beside the score.
 HOUSE_STONE_VALUE = 0.1
+#: Weight of ``judge`` beside the chance to win in ``win_judge`` (prefers points once decided).
+WIN_TIEBREAK = 0.01
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,12 @@ class DCSearchSpec:
     #: Re-judge the best ``top_k`` under DC's noise with ``samples`` throws each (0: no).
     top_k: int = 0
     samples: int = 0
+    #: Judge the best ``reply`` by the opponent's best answer (a second ply, noise off; 0: no).
+    reply: int = 0
+    #: Values are the chance to win the game (``dc_win_table``), not the end's score, for the
+    #: stones from ``win_from_shot`` on (before it the end's score now says little of the end's).
+    win_prob: bool = False
+    win_from_shot: int = 0
 
 
 def draw_targets(spec: DCSearchSpec) -> tuple[np.ndarray, np.ndarray]:
@@ -201,3 +211,18 @@ def judge(state: DCGameState, positions: np.ndarray) -> np.ndarray:
     mine = house[..., parity::2].sum(axis=-1)
     theirs = house[..., 1 - parity :: 2].sum(axis=-1)
     return signed_score(positions, parity) + HOUSE_STONE_VALUE * (mine - theirs)
+
+
+def win_judge(state: DCGameState, positions: np.ndarray) -> np.ndarray:
+    """(N,) chance to win for the thrower (draws ½) if the end ended with positions as they lie
+    (``dc_win_table``: the match score, the ends after this one, who had the hammer), plus
+    ``WIN_TIEBREAK`` × ``judge``."""
+    team = state.next_team
+    assert team is not None  # a bot is asked only when a team throws
+    totals = state.totals
+    diff = totals[team] - totals[1 - team]
+    ends_after = max(state.config.standard_end_count - state.end - 1, 0)
+    score = signed_score(positions, thrower_parity(state))
+    table = dc_win_table.load()
+    win = table.after_end(diff, score, ends_after, team == state.hammer_team)
+    return np.asarray(win + WIN_TIEBREAK * judge(state, positions))

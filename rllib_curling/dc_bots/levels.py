@@ -1,6 +1,5 @@
-"""The ladder of built-in opponents on Digital Curling's ice, DC levels 0–6 (the same intent as
-the platform's levels of the same number, ``bots.levels``; the platform's 7 and 8, two-ply and
-win-probability searches, have no DC counterpart yet).
+"""The ladder of built-in opponents on Digital Curling's ice, DC levels 0–8 (the same intent as
+the platform's levels of the same number, ``bots.levels``).
 
 | level | class (module)          | what it does                                                 |
 |-------|-------------------------|--------------------------------------------------------------|
@@ -15,6 +14,11 @@ win-probability searches, have no DC counterpart yet).
 | 5     | SearchDCBot (search)    | ~135 draws and guards, 4 hits a stone, noise off, end score  |
 | 6     | SearchDCBot (search)    | ~295 draws and guards, 18 hits a stone; best 8 re-judged     |
 |       |                         | under DC's noise (8 throws each)                             |
+| 7     | SearchDCBot (search)    | as 6, then its best 3 against the opponent's best reply      |
+| 8     | SearchDCBot (search)    | ~380 draws and guards, 40 hits a stone; best 12 re-judged    |
+|       |                         | under noise (10 throws each), best 6 against the opponent's  |
+|       |                         | best reply; values on the end's last two stones = chance to  |
+|       |                         | win (``dc_win_table``), the end's score before               |
 """
 
 from __future__ import annotations
@@ -29,8 +33,8 @@ from rllib_curling.dc_bots.search import SearchDCBot
 from rllib_curling.dc_bots.simple import ButtonDCBot, DumbDCBot, RandomDCBot
 from rllib_curling.errors import ConfigError
 
-#: The DC levels; 0 is the dumb robot, 6 the strongest.
-DC_LEVELS: tuple[int, ...] = tuple(range(7))
+#: The DC levels; 0 is the dumb robot, 8 the strongest.
+DC_LEVELS: tuple[int, ...] = tuple(range(9))
 
 
 def check_dc_level(value: Any, what: str = "DC bot level") -> int:
@@ -43,7 +47,7 @@ def check_dc_level(value: Any, what: str = "DC bot level") -> int:
 
 
 def make_dc_bot(level: int) -> DCBot:
-    """The built-in DC bot of ``level`` (0–6); ``ConfigError`` listing the valid levels else."""
+    """The built-in DC bot of ``level`` (0–8); ``ConfigError`` listing the valid levels else."""
     level = check_dc_level(level)
     if level <= 2:
         return (DumbDCBot, RandomDCBot, ButtonDCBot)[level]()

@@ -1,63 +1,138 @@
-"""Search DC bots, levels 5 and 6: simulate candidate shots on the fcv1 ice and keep the best.
+"""Search DC bots, levels 5–8: simulate candidate shots on the fcv1 ice and keep the best.
 
-One ply: every candidate (``candidates``: draws over a grid of the house, guards, hits on each
-stone, both rotations, a throw-away) is thrown once with noise off (``physics.fcv1
-.simulate_batch``), DC's rules applied (``dc_rules.resolve_shot_batch``), and valued by
-``candidates.judge`` (the end's score if it ended now, from the thrower's view, plus a little
-per stone in the house). Level 6 then throws its best ``top_k`` again ``samples`` times each under
-DC's noise (``NORMAL_DIST``) and keeps the best mean.
+1. **Screen**: every candidate (``candidates``: draws over a grid of the house, guards, hits on
+   each stone, both rotations, a throw-away) is thrown once with noise off (``physics.fcv1
+   .simulate_batch``), DC's rules applied (``dc_rules.resolve_shot_batch``), and valued.
+2. **Re-judge** (levels 6–8): the best ``top_k`` are thrown again ``samples`` times each under
+   DC's noise (``NORMAL_DIST``); the mean value decides.
+3. **Reply** (levels 7, 8; a second ply): the best ``reply`` candidates (as they lie after the
+   noise-free throw) are each judged by the opponent's best answer among its own candidates
+   (``REPLY_SPEC``, level 5's, ~135 + 4 a stone, noise off): the value after the answer that is
+   worst for us. Skipped on the end's last stone; on the stone before it the answer is the hammer.
 
-| level | draw grid | guards | hit weights (m/s at contact) | offsets (m)    | noise re-judge |
-|-------|-----------|--------|------------------------------|----------------|----------------|
-| 5     | 0.45 m    | 6      | 0.6, 3.0                     | 0              | —              |
-| 6     | 0.3 m     | 10     | 0.6, 1.8, 3.0                | −0.08, 0, 0.08 | best 8 × 8     |
+Values (the thrower's): ``candidates.judge``, the end's score if it ended now plus a little per
+stone in the house (levels 5–7, and level 8 before the end's last two stones), or
+``candidates.win_judge``, the chance to win the game if the end ended so, from DC's win table
+(``dc_win_table``; level 8 on stones 14 and 15, where with the reply the end's score is known).
+Level 8 valuing every stone by the chance to win tied level 7 5–5 (10 games); the score now is a
+poor guess of the end's score early in the end, and the chance to win flattens the house stones
+that ``judge`` counts.
 
-Both rotations of each; a throw-away too. Level 5 throws about 135 + 4 per stone in play, level 6
-about 295 + 18 per stone, then 64 noisy throws.
+| level | draw grid | guards | hit weights (m/s) | offsets (m)    | re-judge | replies | value |
+|-------|-----------|--------|-------------------|----------------|----------|---------|-------|
+| 5     | 0.45 m    | 6      | 0.6, 3.0          | 0              | —        | —       | score |
+| 6     | 0.3 m     | 10     | 0.6, 1.8, 3.0     | −0.08, 0, 0.08 | 8 × 8    | —       | score |
+| 7     | as 6      | as 6   | as 6              | as 6           | 8 × 8    | best 3  | score |
+| 8     | 0.25 m    | 21     | 0.6, 1.2, 1.8, 3  | −0.1 … 0.1 (5) | 12 × 10  | best 6  | win¹  |
+
+¹ the chance to win on the end's last two stones, the score before them. Hit weights are speeds
+at contact. Both rotations of each; a throw-away too. Level 5 throws about
+135 + 4 per stone in play, level 6 about 295 + 18 per stone, then 64 noisy throws; level 7 as 6,
+then about 3 × (135 + 4 a stone); level 8 about 380 + 40 per stone, 120 noisy throws, then about
+6 × (135 + 4 a stone).
 """
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
-from rllib_curling.dc_aiming import dc_shot_tables
+from rllib_curling import dc_sheet
+from rllib_curling.dc_aiming import DCShotTables, dc_shot_tables
 from rllib_curling.dc_bots.base import TY, DCBot, DCShot, bot_rng, finish
-from rllib_curling.dc_bots.candidates import DCSearchSpec, candidates, judge, outcomes
+from rllib_curling.dc_bots.candidates import (
+    DCSearchSpec,
+    candidates,
+    judge,
+    outcomes,
+    win_judge,
+)
 from rllib_curling.dc_game import DCGameState
 
+_LEVEL_6 = DCSearchSpec(
+    draw_step=0.3,
+    guard_xs=(-0.8, -0.3, 0.0, 0.3, 0.8),
+    guard_ys=(TY - 4.2, TY - 3.0),
+    hit_speeds=(0.6, 1.8, 3.0),
+    hit_offsets=(-0.08, 0.0, 0.08),
+    top_k=8,
+    samples=8,
+)
 DC_SEARCH_SPECS: dict[int, DCSearchSpec] = {
     5: DCSearchSpec(),
-    6: DCSearchSpec(
-        draw_step=0.3,
-        guard_xs=(-0.8, -0.3, 0.0, 0.3, 0.8),
-        guard_ys=(TY - 4.2, TY - 3.0),
-        hit_speeds=(0.6, 1.8, 3.0),
-        hit_offsets=(-0.08, 0.0, 0.08),
-        top_k=8,
-        samples=8,
+    6: _LEVEL_6,
+    7: dataclasses.replace(_LEVEL_6, reply=3),
+    8: DCSearchSpec(
+        draw_step=0.25,
+        guard_xs=(-0.9, -0.6, -0.3, 0.0, 0.3, 0.6, 0.9),
+        guard_ys=(TY - 4.8, TY - 4.0, TY - 3.0),
+        hit_speeds=(0.6, 1.2, 1.8, 3.0),
+        hit_offsets=(-0.1, -0.05, 0.0, 0.05, 0.1),
+        top_k=12,
+        samples=10,
+        reply=6,
+        win_prob=True,
+        win_from_shot=dc_sheet.SHOTS_PER_END - 2,
     ),
+}
+#: The opponent's answers that levels 7 and 8 try against each of their best candidates.
+REPLY_SPEC = DC_SEARCH_SPECS[5]
+NAMES = {
+    5: "dc search",
+    6: "dc search under noise",
+    7: "dc search with replies",
+    8: "dc deep search",
 }
 
 
 class SearchDCBot(DCBot):
-    """Levels 5 and 6 (``DC_SEARCH_SPECS``)."""
+    """Levels 5–8 (``DC_SEARCH_SPECS``)."""
 
     def __init__(self, level: int) -> None:
         if level not in DC_SEARCH_SPECS:
             raise ValueError(f"SearchDCBot levels are {sorted(DC_SEARCH_SPECS)}, got {level!r}")
         self.level = level
         self.spec = DC_SEARCH_SPECS[level]
-        self.name = "dc search" if self.spec.samples == 0 else "dc search under noise"
+        self.name = NAMES[level]
+
+    def value(self, state: DCGameState, positions: np.ndarray) -> np.ndarray:
+        """(N,) values of positions after stone ``state.shot`` for its thrower."""
+        spec = self.spec
+        if spec.win_prob and state.shot >= spec.win_from_shot:
+            return win_judge(state, positions)
+        return judge(state, positions)
 
     def choose(self, state: DCGameState, rng: np.random.Generator | None = None) -> DCShot:
-        spec = self.spec
-        shots = candidates(dc_shot_tables(), state.position, spec)
-        values = judge(state, outcomes(state, shots))
+        shots, order = self.rank(state, rng)
+        return finish(shots[order[0]])
+
+    def rank(
+        self, state: DCGameState, rng: np.random.Generator | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The candidates ``(N, 3)`` and the indices of the best ones, best first (steps 1–3)."""
+        spec, tables = self.spec, dc_shot_tables()
+        shots = candidates(tables, state.position, spec)
+        positions = outcomes(state, shots)
+        values = self.value(state, positions)
+        order = np.argsort(-values, kind="stable")
         if spec.top_k and spec.samples:
-            top = np.argsort(-values, kind="stable")[: spec.top_k]
+            top = order[: spec.top_k]
             repeated = np.repeat(shots[top], spec.samples, axis=0)
-            noisy = judge(state, outcomes(state, repeated, bot_rng(rng)))
-            best = top[int(np.argmax(noisy.reshape(len(top), spec.samples).mean(axis=1)))]
-        else:
-            best = int(np.argmax(values))
-        return finish(shots[best])
+            noisy = self.value(state, outcomes(state, repeated, bot_rng(rng)))
+            mean = noisy.reshape(len(top), spec.samples).mean(axis=1)
+            order = top[np.argsort(-mean, kind="stable")]
+        if spec.reply and state.shot < dc_sheet.SHOTS_PER_END - 1:
+            order = self._by_replies(state, tables, order[: spec.reply], positions)
+        return shots, order
+
+    def _by_replies(
+        self, state: DCGameState, tables: DCShotTables, top: np.ndarray, positions: np.ndarray
+    ) -> np.ndarray:
+        """``top`` re-ordered by our value after the opponent's best answer (noise off)."""
+        worst = np.empty(len(top))
+        for i, k in enumerate(top):
+            theirs = dataclasses.replace(state, position=positions[k], shot=state.shot + 1)
+            answers = candidates(tables, positions[k], REPLY_SPEC)
+            worst[i] = self.value(state, outcomes(theirs, answers)).min()
+        return top[np.argsort(-worst, kind="stable")]

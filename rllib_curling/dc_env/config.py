@@ -3,7 +3,7 @@
 
 | key             | default      | meaning                                                      |
 |-----------------|--------------|--------------------------------------------------------------|
-| opponent        | 3            | a DC level (``dc_bots.levels.DC_LEVELS``: 0–6), a list of     |
+| opponent        | 3            | a DC level (``dc_bots.levels.DC_LEVELS``: 0–8), a list of     |
 |                 |              | levels (equally often) or ``{level: weight}``; a mixture is  |
 |                 |              | drawn per pair of games, so each level is met with and       |
 |                 |              | without the hammer                                           |

@@ -77,7 +77,7 @@ class DCCurlingEnv(gym.Env):
 
     ``gymnasium.make("rllib_curling:CurlingDC-v0", **env_config)``, ``DCCurlingEnv(env_config)``
     or, in RLlib, ``config.environment("curling_dc", env_config={...})``. Keys
-    (``DCEnvConfig``): ``opponent`` (a DC level 0–6, a list or ``{level: weight}``; 3),
+    (``DCEnvConfig``): ``opponent`` (a DC level 0–8, a list or ``{level: weight}``; 3),
     ``ends`` (10), ``rule`` ("fgz"), ``max_extra_ends`` (4), ``action`` ("shots" | "throw"),
     ``reward`` ("win_score"), ``score_weight`` (0.1), ``noise`` (True), ``seed`` (None).
 

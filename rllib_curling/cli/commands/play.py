@@ -52,7 +52,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "there)")  # fmt: skip
     p.add_argument(
         "--level", type=int, metavar="N",
-        help="dc3/dc4: our DC bot of level N (0-6) plays (required there; no trained agent "
+        help="dc3/dc4: our DC bot of level N (0-8) plays (required there; no trained agent "
         "for DC ice exists yet)",
     )  # fmt: skip
     p.add_argument("-H", "--host", default="127.0.0.1", help="server host (default 127.0.0.1)")
@@ -166,7 +166,7 @@ def _check_flags(args: argparse.Namespace) -> None:
         raise UsageError("--checkpoint is required (or --protocol dc3|dc4 with --level N)")
     if protocol != "platform" and args.level is None:
         raise UsageError(
-            f"--protocol {protocol} needs --level N (our DC bot 0-6; no trained agent for DC "
+            f"--protocol {protocol} needs --level N (our DC bot 0-8; no trained agent for DC "
             "ice exists yet)"
         )
 

@@ -29,14 +29,14 @@ On stderr it says who waits in the lobby and why, and prints one line per game (
 
 With --protocol dc4 it is instead a server for UEC's Digital Curling 4 clients (dc4client): HTTP
 on --http-port (default 5000) with basic auth, any user on 127.0.0.1, a --users file elsewhere;
---opponent N seats our DC bot of level N (0-6) in every match created (team1; team0 with
+--opponent N seats our DC bot of level N (0-8) in every match created (team1; team0 with
 --bot-first); --seed, --log-dir, --announce, -q and -v apply, the platform's other flags do not.
 
 With --protocol dc3 it is a server for UEC's Digital Curling 3 clients (the C++ examples,
 tournament programs): newline-delimited JSON, team 0 on --port0 (default 10000), team 1 on
 --port1 (default 10001); --ends (default 10), --thinking-time, --extra-end-thinking-time,
 --games (default 1, as DC3's server: then it exits; 0 = until stopped), --opponent N (our DC
-bot of level N, 0-6, takes team 1, or team 0 with --bot-first; --opponent N,M: bots take both
+bot of level N, 0-8, takes team 1, or team 0 with --bot-first; --opponent N,M: bots take both
 teams, level N team 0, and the games are printed), --seed, --log-dir, --announce, -q and -v
 apply, the platform's other flags do not.
 """
@@ -186,7 +186,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default=d.opponent,
         metavar="N",
         help=f"seat built-in AI N ({level_range()}) against every client whose key has no :N "
-        "suffix; --protocol dc3/dc4: our DC bot of level N (0-6) takes a side in every game "
+        "suffix; --protocol dc3/dc4: our DC bot of level N (0-8) takes a side in every game "
         "(team1, team0 with --bot-first); dc3 also N,M: bots on both sides, N in team0",
     )
     p.add_argument(
@@ -275,7 +275,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def opponent_levels(text: str) -> tuple[int, ...]:
     """``--opponent``: ``"N"`` (a bot in one seat) or ``"N,M"`` (DC3: bots in both); the levels
-    are checked by the protocol's server (the platform's 0-8, DC's 0-6)."""
+    are checked by the protocol's server (the platform's 0-8, DC's 0-8)."""
     parts = [part.strip() for part in text.split(",")]
     if not 1 <= len(parts) <= 2 or not all(part.lstrip("-").isdigit() for part in parts):
         raise argparse.ArgumentTypeError(f"--opponent takes a level N, or N,M for dc3: {text!r}")
