@@ -31,6 +31,7 @@ from rllib_curling.aiming.tables import ShotTables, path_x, shot_tables
 from rllib_curling.bots.base import DUMB_THROW, Bot, Throw, clamped_throw, my_parity
 from rllib_curling.bots.candidates import SearchSpec, draw_candidates, hit_candidates
 from rllib_curling.game import GameState
+from rllib_curling.positions import StoneView
 
 TX, TY = sheet.TEE
 #: A free path passing a stone's centre closer than this (m) is blocked by it.
@@ -51,34 +52,14 @@ DRAW_INSIDE = 0.9
 LAST_STONE_SPEC = SearchSpec(draw_step=0.3, guard_xs=(), guard_ys=(), hit_speeds=(0.0, 4.5))
 
 
-class Stones:
-    """The thrower's and the opponent's stones in play, nearest to the tee first."""
+class Stones(StoneView):
+    """The thrower's and the opponent's stones in play on the platform's sheet, nearest to the
+    tee first (``positions.StoneView`` with the platform's rules)."""
 
     def __init__(self, position: np.ndarray, parity: int) -> None:
-        self.position = np.asarray(position, dtype=np.float64)
-        rows = np.arange(sheet.STONES_PER_END)
-        on = rules.in_play(self.position)
-        dist = rules.distance_to_tee(self.position)
-        self.mine = sorted(rows[on & (rows % 2 == parity)], key=lambda k: dist[k])
-        self.theirs = sorted(rows[on & (rows % 2 != parity)], key=lambda k: dist[k])
-        house = rules.in_house(self.position)
-        self.my_house = [k for k in self.mine if house[k]]
-        self.their_house = [k for k in self.theirs if house[k]]
-        self.dist = dist
-
-    def best(self, rows: list[int]) -> float:
-        return float(self.dist[rows[0]]) if rows else np.inf
-
-    @property
-    def they_lie_shot(self) -> bool:
-        return self.best(self.their_house) < self.best(self.my_house)
-
-    @property
-    def we_lie_shot(self) -> bool:
-        return self.best(self.my_house) < self.best(self.their_house)
-
-    def xy(self, k: int) -> tuple[float, float]:
-        return float(self.position[k, 0]), float(self.position[k, 1])
+        position = np.asarray(position, dtype=np.float64)
+        dist, house = rules.distance_to_tee(position), rules.in_house(position)
+        super().__init__(position, parity, dist, house)
 
 
 def path_open(

@@ -17,6 +17,7 @@ import numpy as np
 
 from rllib_curling import dc_rules, dc_sheet
 from rllib_curling.dc_game import DCGameState
+from rllib_curling.positions import StoneView
 
 __all__ = ["DUMB_SHOT", "DCBot", "DCShot", "DCStones", "signed_score", "thrower_parity"]
 
@@ -66,36 +67,11 @@ def finish(shot: object) -> DCShot:
     return vx, vy, 1.0 if rotation >= 0 else -1.0
 
 
-class DCStones:
-    """The thrower's and the opponent's stones in play (row numbers), nearest the tee first."""
+class DCStones(StoneView):
+    """The thrower's and the opponent's stones in play (row numbers) on DC's sheet, nearest the
+    tee first (``positions.StoneView`` with DC's rules)."""
 
     def __init__(self, position: np.ndarray, parity: int) -> None:
-        self.position = np.asarray(position, dtype=np.float64)
-        rows = np.arange(dc_sheet.SHOTS_PER_END)
-        on = dc_rules.in_play(self.position)
-        dist = dc_rules.distance_to_tee(self.position)
-        self.dist = dist
-        self.mine = sorted(rows[on & (rows % 2 == parity)], key=lambda k: dist[k])
-        self.theirs = sorted(rows[on & (rows % 2 != parity)], key=lambda k: dist[k])
-        house = dc_rules.in_house(self.position)
-        self.my_house = [int(k) for k in self.mine if house[k]]
-        self.their_house = [int(k) for k in self.theirs if house[k]]
-
-    def best(self, rows: list[int]) -> float:
-        return float(self.dist[rows[0]]) if rows else np.inf
-
-    @property
-    def they_lie_shot(self) -> bool:
-        return self.best(self.their_house) < self.best(self.my_house)
-
-    @property
-    def we_lie_shot(self) -> bool:
-        return self.best(self.my_house) < self.best(self.their_house)
-
-    def xy(self, k: int) -> tuple[float, float]:
-        return float(self.position[k, 0]), float(self.position[k, 1])
-
-    def others(self, *skip: int) -> np.ndarray:
-        """(K, 2) stones in play other than rows ``skip``."""
-        rows = [k for k in self.mine + self.theirs if k not in skip]
-        return self.position[rows].reshape(-1, 2)
+        position = np.asarray(position, dtype=np.float64)
+        dist, house = dc_rules.distance_to_tee(position), dc_rules.in_house(position)
+        super().__init__(position, parity, dist, house)
