@@ -66,12 +66,11 @@ from rllib_curling.dc_protocol import dc3
 from rllib_curling.dc_protocol.dc3_state import TEAMS, Concede, GameState, Move, Shot
 from rllib_curling.errors import InvalidThrowError, ProtocolError
 from rllib_curling.server.dc3.wire import settings_of, wire_state
+from rllib_curling.server.dc_turn_clock import TurnClock
 from rllib_curling.server.records import Recorder, position_list
 
 log = logging.getLogger("rllib_curling.server.dc3")
 
-#: The timer's margin past a spent clock (s), so the move that arrives just in time counts.
-TIMEOUT_MARGIN = 0.05
 #: What each phase waits for.
 EXPECTED = {"dc": dc3.DcOk.CMD, "ready": dc3.ReadyOk.CMD, "play": dc3.MoveMessage.CMD}
 
@@ -118,8 +117,8 @@ class DC3Game:
         self.orders: list[tuple[int, ...]] = [(), ()]
         self.started = False
         self.fault: dict[str, str] | None = None
-        self.since = clock()
-        self._timers: list[asyncio.TimerHandle | None] = [None, None, None]  # dc_ok 0, 1; clock
+        self.turn_clock = TurnClock(lambda: self.state, self._out_of_time, clock)
+        self._timers: list[asyncio.TimerHandle | None] = [None, None]  # each team's dc_ok
         recorder.write({
             "type": "dc3_match", "game_id": game_id, "date_time": date_time,
             "game": self.settings.to_json(),
@@ -177,6 +176,7 @@ class DC3Game:
         for timer in self._timers:
             if timer is not None:
                 timer.cancel()
+        self.turn_clock.cancel()
 
     # -- handshake -----------------------------------------------------------------------------
 
@@ -217,7 +217,7 @@ class DC3Game:
 
     def _move(self, team: int, move: Move) -> None:
         before = self.state
-        seconds = max(0.0, self.clock() - self.since)
+        seconds = self.turn_clock.elapsed()
         charged = DCGame.charge_time(before, seconds)
         if charged.is_terminal:  # over time: the move is not played (DC3's ApplyMove)
             self._lose_on_time(charged, seconds, move)
@@ -294,35 +294,18 @@ class DC3Game:
         update = dc3.Update(None if nxt is None else TEAMS[nxt], wire_state(state), last_move)
         for t in (0, 1):
             self._send(t, update)
-        self.since = self.clock()
+        self.turn_clock.restart()
         if state.is_terminal:
             self._finish(update.state)
         else:
-            self._arm_clock()
+            self.turn_clock.arm()
 
     def _show(self, state: DCGameState) -> None:
         if self.viewer is not None:
             self.viewer.show(state, (self.names[0] or None, self.names[1] or None))
 
-    def _arm_clock(self) -> None:
-        self._cancel(2)
-        team = self.state.next_team
-        if team is None:
-            return
-        delay = self.state.time_left(team) - (self.clock() - self.since) + TIMEOUT_MARGIN
-        loop = asyncio.get_running_loop()
-        self._timers[2] = loop.call_later(max(0.0, delay), self._on_clock, self.state)
-
-    def _on_clock(self, state: DCGameState) -> None:
-        self._timers[2] = None
-        if self.state is not state or state.is_terminal:
-            return  # a move came first
-        seconds = self.clock() - self.since
-        charged = DCGame.charge_time(state, seconds)
-        if charged.is_terminal:
-            self._lose_on_time(charged, seconds, None)
-        else:  # woke early (the loop's clock): wait for the rest
-            self._arm_clock()
+    def _out_of_time(self, charged: DCGameState, seconds: float) -> None:
+        self._lose_on_time(charged, seconds, None)
 
     # -- faults and the end --------------------------------------------------------------------
 
@@ -357,7 +340,7 @@ class DC3Game:
         self._publish(dc3.LastMove(Concede()))
 
     def _finish(self, shown: GameState) -> None:
-        self._cancel(2)
+        self.turn_clock.cancel()
         state = self.state
         result = shown.game_result
         assert result is not None

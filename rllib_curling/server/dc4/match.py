@@ -63,6 +63,7 @@ from rllib_curling.dc_protocol.refusals import (
 )
 from rllib_curling.errors import ConfigError, InvalidThrowError
 from rllib_curling.physics.fcv1 import NoiseModel
+from rllib_curling.server.dc_turn_clock import TurnClock
 from rllib_curling.server.dc_watch.feed import dc4_state
 from rllib_curling.server.records import Recorder, position_list
 
@@ -73,8 +74,6 @@ RULES = {"fgz_rule": "fgz", "no_tick_rule": "no_tick", "modified_fgz_rule": "mod
 #: 409 on a shot before both teams joined and opened their streams (DC4 has no such state:
 #: its clock runs from the match's creation).
 NOT_STARTED = "The match has not started: both teams must join and open their streams."
-#: The timer's margin past a spent clock (s), so the shot that arrives just in time wins.
-TIMEOUT_MARGIN = 0.05
 
 
 def game_config(request: MatchRequest) -> DCGameConfig:
@@ -122,11 +121,10 @@ class DC4Match:
         self.reserved: dict[int, str] = {}  # team -> the only user who may take it
         self.streams = [0, 0]  # open streams per team
         self.started = False
-        self.since = clock()  # when the current state was published (the clock runs from it)
+        self.turn_clock = TurnClock(lambda: self.state, self._out_of_time, clock)
         self._last_move: ShotInfo | None = None
         self._end_states: list[tuple[DCGameState, ShotInfo | None]] = [(self.state, None)]
         self._subscribers: set[asyncio.Queue[bytes]] = set()
-        self._timer: asyncio.TimerHandle | None = None
         recorder.write({
             "type": "dc4_match", "match_id": match_id, "request": request.to_json(),
             "standard_end_count": self.config.standard_end_count, "rule": self.config.rule,
@@ -196,19 +194,18 @@ class DC4Match:
 
     def close(self) -> None:
         """The server stops: no more timers."""
-        if self._timer is not None:
-            self._timer.cancel()
+        self.turn_clock.cancel()
 
     def _maybe_start(self) -> None:
         if self.started or None in self.sides or 0 in self.streams:
             return
         self.started = True
-        self.since = self.clock()
+        self.turn_clock.restart()
         log.info("DC4 match %s starts: %s vs %s", self.id, *self._names())
         replay = self._replay()
         for queue in self._subscribers:
             queue.put_nowait(replay)
-        self._arm_timer()
+        self.turn_clock.arm()
 
     def summary(self) -> dict[str, Any]:
         """The match for the watch page's list: id, name, teams, ends, started, end, shot,
@@ -262,7 +259,7 @@ class DC4Match:
         if self.state.next_team != team:
             raise Conflict(NOT_YOUR_TURN)
         before = self.state
-        seconds = max(0.0, self.clock() - self.since)
+        seconds = self.turn_clock.elapsed()
         charged = DCGame.charge_time(before, seconds)
         if charged.is_terminal:  # over time: the stone is not thrown (DC3; see docs)
             self._time_out(charged, seconds, info)
@@ -315,32 +312,15 @@ class DC4Match:
         self._after_state()
 
     def _after_state(self) -> None:
-        self.since = self.clock()
+        self.turn_clock.restart()
         if self.state.is_terminal:
+            self.turn_clock.cancel()
             self._finish()
-        else:
-            self._arm_timer()
+        elif self.started:
+            self.turn_clock.arm()
 
-    def _arm_timer(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-        team = self.state.next_team
-        if team is None or not self.started:
-            return
-        state = self.state
-        delay = state.time_left(team) - (self.clock() - self.since) + TIMEOUT_MARGIN
-        loop = asyncio.get_running_loop()
-        self._timer = loop.call_later(max(0.0, delay), self._on_timer, state)
-
-    def _on_timer(self, state: DCGameState) -> None:
-        if self.state is not state or state.is_terminal:
-            return  # a shot came first
-        seconds = self.clock() - self.since
-        charged = DCGame.charge_time(state, seconds)
-        if charged.is_terminal:
-            self._time_out(charged, seconds, None)
-        else:  # woke early (the loop's clock): wait for the rest
-            self._arm_timer()
+    def _out_of_time(self, charged: DCGameState, seconds: float) -> None:
+        self._time_out(charged, seconds, None)
 
     def _finish(self) -> None:
         state = self.state
