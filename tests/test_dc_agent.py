@@ -99,8 +99,9 @@ def test_export_dc_agent__says_fcv1_and_chooses_a_legal_shot(tmp_path: Path) -> 
     state = busy_state(3)
     index = bot.action(state)
     assert dc_layout().legal(state.position)[index]
-    assert np.allclose(bot.choose(state),
-                       finish(dc_layout().throw(index, dc_shot_tables(), state.position)))
+    assert np.allclose(
+        bot.choose(state), finish(dc_layout().throw(index, dc_shot_tables(), state.position))
+    )
 
 
 def test_load_policy__refuses_an_agent_of_the_other_ice(tmp_path: Path) -> None:

@@ -383,7 +383,7 @@ def run_shards(
     # One CPU per task, so one thread: the engine's parallel batches (numba) and torch would
     # otherwise start a thread per core in every task, and the tasks would fight over them.
     threads = {"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
-    remote = ray.remote(num_cpus=1, runtime_env={"env_vars": threads})(task)
+    remote: Any = ray.remote(num_cpus=1, runtime_env={"env_vars": threads})(task)
     waiting = {remote.remote(config, shard, *args): shard for shard in todo}
     summaries: list[dict[str, Any]] = []
     while waiting:

@@ -34,6 +34,7 @@ no evaluation uses (``play_dc_match`` seeds with plain integers).
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -175,12 +176,20 @@ def play_dc_rows(
         signed = [s[team] - s[1 - team] for s in final.end_scores]
         result = "DRAW" if final.winner is None else ("WIN" if final.winner == team else "LOSE")
         out += after_columns(rows[team], turns[team], final, signed, result, config,
-                             lambda state, team=team: observe(state, team, "shots"),
+                             functools.partial(_observe_shots, team),
                              f"{eps}-{team}")  # fmt: skip
     return out
 
 
-def dc_shard_rows(config: DCDatasetConfig, shard: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def _observe_shots(team: int, state: DCGameState) -> Any:
+    from rllib_curling.dc_env.spaces import observe
+
+    return observe(state, team, "shots")
+
+
+def dc_shard_rows(
+    config: DCDatasetConfig, shard: int
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The rows of shard ``shard``'s games and a summary (games, rows, the teacher's score
     rate, seconds)."""
     from rllib_curling.dc_bots.levels import make_dc_bot

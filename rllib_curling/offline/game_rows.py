@@ -24,6 +24,7 @@ A seat is labelled when its turns teach: the teacher's seat, or both when it pla
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -66,9 +67,13 @@ def play_rows(
     for seat in labelled:
         signed = [s[seat] - s[1 - seat] for s in final.end_scores]
         out += after_columns(rows[seat], turns[seat], final, signed, str(final.result_for(seat)),
-                             config, lambda state, seat=seat: observe(state, seat),
+                             config, functools.partial(_observe_as, observe, seat),
                              f"{eps}-{seat}")  # fmt: skip
     return out
+
+
+def _observe_as(observe: Observe, seat: int, state: Any) -> Any:
+    return observe(state, seat)
 
 
 def after_columns(

@@ -52,7 +52,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="platform (default): the platform's ice and levels; dc: Digital Curling's ice "
         "(fcv1, DC's rules and noise): a DC search level (--teacher, default the strongest) "
         "searches the DC env's shot layout against DC levels (--opponents, default 4,5,self), "
-        "10 ends, 4 games per shard; rows in CurlingDC-v0's spaces for BC on curling_dc (docs/digital_curling.md)",
+        "10 ends, 4 games per shard; rows in CurlingDC-v0's spaces for BC on curling_dc "
+        "(docs/digital_curling.md)",
     )  # fmt: skip
     p.add_argument(
         "--teacher", type=_teacher, default=d.teacher,
