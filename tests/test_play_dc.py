@@ -196,8 +196,9 @@ def test_state_from_dc4__rebuilds_what_the_server_sent() -> None:
         (["--protocol", "dc4", "--level", "2", "-p", "10000"],
          "--port is not for --protocol dc4; its HTTP port is --http-port"),
         (["--protocol", "dc3"],
-         "--protocol dc3 needs --level N (our DC bot 0-8; no trained agent for DC ice exists yet)"),
-        ([], "--checkpoint is required (or --protocol dc3|dc4 with --level N)"),
+         "--protocol dc3 needs one of --level N (our DC bot) or --agent AGENT (a trained "
+         "agent for DC ice)"),
+        ([], "--checkpoint is required (or --protocol dc3|dc4 with --level N or --agent AGENT)"),
         (["--protocol", "dc4", "--level", "9"],
          "--level: DC bot level must be one of [0, 1, 2, 3, 4, 5, 6, 7, 8], got 9"),
         (["--protocol", "dc4", "--level", "1", "--ends", "1", "--match-id", "x"],

@@ -14,6 +14,8 @@ dataset --teacher``, ``curling rate``), which use it.
 |              | halving over its prior, its end-score head through the win table)        |
 | ``player``   | ``PolicyPlayer``: a policy as a client's player on any server,           |
 |              | ``agent_bot``, ``play_session``                                          |
+| ``dc_player``| ``AgentDCBot``, ``load_dc_agent``: a DC agent (``"ice": "fcv1"``) as a  |
+|              | DC bot, for ``dc_client`` and ``dc_bots.matches``                        |
 | ``gate``     | a generation's gate: the new agent against the old, head to head in Ray  |
 |              | tasks, resumable; kept at ``GATE_SCORE`` (``curling improve``)           |
 

@@ -17,6 +17,8 @@ deterministically and answers what the agent's search and its explanations ask:
 | ``mode``, ``sweep``          | the action mode (``env.spaces.action_mode``) of its space      |
 | ``search_defaults``          | how its search plays by default (``SearchDefaults``; an agent  |
 |                              | folder's ``agent.json`` says, a plain checkpoint does not)     |
+| ``ice``                      | ``"platform"`` or ``"fcv1"`` (Digital Curling's): the game its |
+|                              | spaces are of (``rl.checkpoints.ICES``)                        |
 
 ``obs`` is the env's observation: a flat ``(OBS_SIZE,)`` array, or for ``action="shots"`` the
 env's dict of ``"observations"`` and ``"action_mask"`` (a flat one counts every shot as legal);
@@ -128,6 +130,13 @@ class LoadedPolicy:
         import gymnasium as gym
 
         return isinstance(self.module.observation_space, gym.spaces.Dict)
+
+    @cached_property
+    def ice(self) -> str:
+        """The ice it plays on (``rl.checkpoints.ICES``): its ``agent.json``'s, else its spaces'."""
+        from rllib_curling.rl.checkpoints import agent_ice, module_ice
+
+        return agent_ice(self.agent_info) if self.agent_info else module_ice(self.module)
 
     @property
     def search_defaults(self) -> SearchDefaults:
@@ -271,16 +280,28 @@ class LoadedPolicy:
         }, single
 
 
+#: What ``load_policy``'s ``ice`` refusal calls each ice.
+ICE_NAMES = {"platform": "the platform's ice", "fcv1": "Digital Curling's ice (fcv1)"}
+
+
 def load_policy(
-    checkpoint: Any, module_id: str = DEFAULT_MODULE_ID, *, normalize_actions: bool = True
-) -> LoadedPolicy:
+    checkpoint: Any, module_id: str = DEFAULT_MODULE_ID, *, normalize_actions: bool = True,
+    ice: str | None = "platform",
+) -> LoadedPolicy:  # fmt: skip
     """The policy of ``checkpoint`` (anything ``rl.checkpoints.find_checkpoint`` takes; module
     ``module_id``), loaded without building the algorithm. ``FileNotFoundError`` /
-    ``ValueError`` say what was found instead."""
+    ``ValueError`` say what was found instead; ``ConfigError`` (a ``ValueError``) when it plays
+    on another ice than ``ice`` (``"platform"``, ``"fcv1"``; None: any)."""
     from rllib_curling.rl.checkpoints import agent_info_at, load_module_at, module_checkpoint_dir
 
     path = module_checkpoint_dir(checkpoint, module_id)
     info = agent_info_at(path)
     module = load_module_at(path, info)
     module.eval()
-    return LoadedPolicy(path, module, info, normalize_actions=normalize_actions)
+    policy = LoadedPolicy(path, module, info, normalize_actions=normalize_actions)
+    if ice is not None and policy.ice != ice:
+        raise ConfigError(
+            f"{checkpoint} is an agent for {ICE_NAMES.get(policy.ice, policy.ice)}, not for "
+            f"{ICE_NAMES.get(ice, ice)}"
+        )
+    return policy

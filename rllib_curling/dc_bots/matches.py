@@ -8,12 +8,12 @@ game's seed comes from the match seed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from rllib_curling.dc_bots.base import DCBot
+from rllib_curling.dc_bots.base import DCBot, DCShot
 from rllib_curling.dc_game import DCGame, DCGameConfig, DCGameState
 from rllib_curling.dc_ice import Fcv1Simulator
 
@@ -21,12 +21,14 @@ from rllib_curling.dc_ice import Fcv1Simulator
 @dataclass(frozen=True)
 class DCGameResult:
     """One finished DC game: ``players`` (team 0's, team 1's names), the final state's
-    ``end_scores`` (team0, team1) per end, ``winner`` (None: a draw), ``shots`` thrown."""
+    ``end_scores`` (team0, team1) per end, ``winner`` (None: a draw), ``shots`` thrown, and
+    ``final``, the last state."""
 
     players: tuple[str, str]
     end_scores: tuple[tuple[int, int], ...]
     winner: int | None
     shots: int
+    final: DCGameState | None = field(default=None, compare=False, repr=False)
 
     @property
     def totals(self) -> tuple[int, int]:
@@ -37,8 +39,11 @@ def play_dc_game(
     bots: Sequence[DCBot],
     config: DCGameConfig | None = None,
     rng: np.random.Generator | None = None,
+    on_shot: Callable[[DCGameState, DCShot], None] | None = None,
 ) -> DCGameResult:
-    """Play one DC game on the fcv1 ice with DC's noise: ``bots[0]`` is team 0."""
+    """Play one DC game on the fcv1 ice with DC's noise: ``bots[0]`` is team 0 (any object
+    with ``name`` and ``choose(state, rng)``: a ``DCBot``, a trained agent's ``AgentDCBot``).
+    ``on_shot(state, shot)`` is called with each shot chosen, before it is thrown."""
     rng = rng if rng is not None else np.random.default_rng()
     bot_rngs = rng.spawn(2)
     simulate = Fcv1Simulator(rng.spawn(1)[0])
@@ -48,6 +53,8 @@ def play_dc_game(
         team = state.next_team
         assert team is not None  # DCGame.step moves past shot 16 to the next end
         shot = bots[team].choose(state, bot_rngs[team])
+        if on_shot is not None:
+            on_shot(state, shot)
         state = DCGame.step(state, shot, simulate).state
         shots += 1
     return DCGameResult(
@@ -55,6 +62,7 @@ def play_dc_game(
         end_scores=state.end_scores,
         winner=state.winner,
         shots=shots,
+        final=state,
     )
 
 

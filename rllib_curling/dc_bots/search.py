@@ -30,6 +30,12 @@ at contact. Both rotations of each; a throw-away too. Level 5 throws about
 135 + 4 per stone in play, level 6 about 295 + 18 per stone, then 64 noisy throws; level 7 as 6,
 then about 3 × (135 + 4 a stone); level 8 about 380 + 40 per stone, 120 noisy throws, then about
 6 × (135 + 4 a stone).
+
+Every candidate is a shot of a ``DCShotLayout`` (``candidates.shot_layout(spec)``), so a search
+says which layout index it threw: ``judge(state, rng)`` gives a ``DCJudgement`` (the index, the
+noise-free value of every legal shot, the release). ``over_layout(spec)`` is the same level
+searching another layout, e.g. the DC env's (``dc_env.config.DC_SHOTS_SPEC``): its choice is then
+an action of that env, which is how ``curling dataset --ice dc`` labels its rows.
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ from rllib_curling.dc_bots.candidates import (
     candidates,
     judge,
     outcomes,
+    shot_layout,
     win_judge,
 )
 from rllib_curling.dc_game import DCGameState
@@ -86,15 +93,36 @@ NAMES = {
 }
 
 
-class SearchDCBot(DCBot):
-    """Levels 5–8 (``DC_SEARCH_SPECS``)."""
+@dataclasses.dataclass(frozen=True)
+class DCJudgement:
+    """What a search decided: ``index`` (the layout index of the shot it threw), ``values``
+    (``(n,)`` float32: every legal shot's noise-free value, ``SearchDCBot.value``; NaN where
+    illegal) and ``shot`` (the release, ``finish``ed)."""
 
-    def __init__(self, level: int) -> None:
+    index: int
+    values: np.ndarray
+    shot: DCShot
+
+
+class SearchDCBot(DCBot):
+    """Levels 5–8 (``DC_SEARCH_SPECS``); ``spec`` replaces the level's (``over_layout``)."""
+
+    def __init__(self, level: int, spec: DCSearchSpec | None = None) -> None:
         if level not in DC_SEARCH_SPECS:
             raise ValueError(f"SearchDCBot levels are {sorted(DC_SEARCH_SPECS)}, got {level!r}")
         self.level = level
-        self.spec = DC_SEARCH_SPECS[level]
+        self.spec = DC_SEARCH_SPECS[level] if spec is None else spec
         self.name = NAMES[level]
+
+    def over_layout(self, layout: DCSearchSpec) -> SearchDCBot:
+        """This level searching the shots of ``layout`` (how it searches kept: its re-judging
+        under noise, its replies, its values)."""
+        own = self.spec
+        spec = dataclasses.replace(
+            layout, top_k=own.top_k, samples=own.samples, reply=own.reply,
+            win_prob=own.win_prob, win_from_shot=own.win_from_shot,
+        )  # fmt: skip
+        return SearchDCBot(self.level, spec)
 
     def value(self, state: DCGameState, positions: np.ndarray) -> np.ndarray:
         """(N,) values of positions after stone ``state.shot`` for its thrower."""
@@ -104,13 +132,29 @@ class SearchDCBot(DCBot):
         return judge(state, positions)
 
     def choose(self, state: DCGameState, rng: np.random.Generator | None = None) -> DCShot:
-        shots, order = self.rank(state, rng)
-        return finish(shots[order[0]])
+        return self.judge(state, rng).shot
+
+    def judge(self, state: DCGameState, rng: np.random.Generator | None = None) -> DCJudgement:
+        """The search of this turn: the shot it throws and its layout index (``DCJudgement``)."""
+        shots, order, values = self._rank(state, rng)
+        best = int(order[0])
+        layout = shot_layout(self.spec)
+        legal = np.flatnonzero(layout.legal(state.position))  # candidate i is index legal[i]
+        screen = np.full(layout.n, np.nan, np.float32)
+        screen[legal] = values
+        return DCJudgement(int(legal[best]), screen, finish(shots[best]))
 
     def rank(
         self, state: DCGameState, rng: np.random.Generator | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """The candidates ``(N, 3)`` and the indices of the best ones, best first (steps 1–3)."""
+        shots, order, _ = self._rank(state, rng)
+        return shots, order
+
+    def _rank(
+        self, state: DCGameState, rng: np.random.Generator | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``rank``, and the candidates' noise-free values."""
         spec, tables = self.spec, dc_shot_tables()
         shots = candidates(tables, state.position, spec)
         positions = outcomes(state, shots)
@@ -124,7 +168,7 @@ class SearchDCBot(DCBot):
             order = top[np.argsort(-mean, kind="stable")]
         if spec.reply and state.shot < dc_sheet.SHOTS_PER_END - 1:
             order = self._by_replies(state, tables, order[: spec.reply], positions)
-        return shots, order
+        return shots, order, values
 
     def _by_replies(
         self, state: DCGameState, tables: DCShotTables, top: np.ndarray, positions: np.ndarray

@@ -306,8 +306,9 @@ def shard_dir(out: Path, shard: int) -> Path:
     return out / f"shard-{shard:05d}"
 
 
-def check_config(out: Path, config: DatasetConfig) -> None:
-    """Write ``out/dataset.json``, or check that the data already there was made so."""
+def check_config(out: Path, config: Any) -> None:
+    """Write ``out/dataset.json``, or check that the data already there was made so (any
+    dataclass config with ``opponents``: the platform's or DC's)."""
     settings = asdict(config)
     settings["opponents"] = list(config.opponents)
     run_folder.claim(out, CONFIG_FILE, settings, "a dataset made")
@@ -335,7 +336,7 @@ def write_shard(out: Path, shard: int, rows: list[dict[str, Any]]) -> None:
         pass
 
 
-def pending_shards(out: Path, config: DatasetConfig) -> list[int]:
+def pending_shards(out: Path, config: Any) -> list[int]:
     return [k for k in range(config.shards) if not shard_dir(out, k).exists()]
 
 
@@ -350,11 +351,27 @@ def generate(
     summaries in the order they finished. ``progress(summary, done, total)`` after each.
     ``make_teacher`` (picklable) builds a checkpoint teacher in each task, ``make_opponents``
     (by name) the agent opponents."""
-    import ray
-
     if isinstance(config.teacher, str) and make_teacher is None:
         raise ConfigError(f"teacher {config.teacher!r} is a checkpoint: make_teacher is needed")
     check_opponents(config, make_opponents)
+    return run_shards(out, config, shard_rows, (make_teacher, make_opponents), progress)
+
+
+#: ``task(config, shard, *args) -> (rows, summary)``: one shard's games, in a Ray task.
+ShardTask = Callable[..., tuple[list[dict[str, Any]], dict[str, Any]]]
+
+
+def run_shards(
+    out: str | os.PathLike[str], config: Any, task: ShardTask, args: tuple[Any, ...] = (),
+    progress: Callable[[dict[str, Any], int, int], None] | None = None,
+) -> list[dict[str, Any]]:  # fmt: skip
+    """Any ice's sharded dataset: claim ``out`` for ``config`` (a dataclass with ``shards``;
+    ``check_config``), then run ``task(config, shard, *args)`` for every shard not written yet
+    (Ray tasks, one CPU and one thread each) and write each one's rows as it finishes
+    (``write_shard``); the shards' summaries in the order they finished, ``progress(summary,
+    done, total)`` after each."""
+    import ray
+
     path = Path(out).expanduser()
     check_config(path, config)
     todo = pending_shards(path, config)
@@ -366,8 +383,8 @@ def generate(
     # One CPU per task, so one thread: the engine's parallel batches (numba) and torch would
     # otherwise start a thread per core in every task, and the tasks would fight over them.
     threads = {"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
-    task = ray.remote(num_cpus=1, runtime_env={"env_vars": threads})(shard_rows)
-    waiting = {task.remote(config, shard, make_teacher, make_opponents): shard for shard in todo}
+    remote: Any = ray.remote(num_cpus=1, runtime_env={"env_vars": threads})(task)
+    waiting = {remote.remote(config, shard, *args): shard for shard in todo}
     summaries: list[dict[str, Any]] = []
     while waiting:
         ready, _ = ray.wait(list(waiting), num_returns=1)

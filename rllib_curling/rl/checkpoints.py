@@ -11,6 +11,11 @@ An **agent folder** (``export_agent``; the shipped agent is one) is a trained ne
 nothing else: ``agent.json`` (the module's class, model config and action space, and how its
 search plays by default), ``weights.pt`` (the module's ``state_dict``, tensors only) and
 ``MODEL_CARD.md``. It loads without RLlib's pickles, so it keeps across Ray versions.
+
+``agent.json``'s ``"ice"`` says which game the agent plays (``ICES``): ``"platform"`` (the
+platform's ice; a folder without the field) or ``"fcv1"`` (Digital Curling's: a module in the
+DC env's spaces, ``dc_env.spaces``); ``module_ice`` tells a plain checkpoint's module by its
+observation space.
 """
 
 from __future__ import annotations
@@ -31,6 +36,9 @@ AGENT_FILE = "agent.json"
 WEIGHTS_FILE = "weights.pt"
 CARD_FILE = "MODEL_CARD.md"
 AGENT_FORMAT = 1
+#: The ices an agent plays on (``agent.json``'s ``"ice"``): the platform's, Digital Curling's.
+PLATFORM_ICE, DC_ICE = "platform", "fcv1"
+ICES = (PLATFORM_ICE, DC_ICE)
 
 
 #: Metrics that rank the trials of an experiment directory, best first when higher.
@@ -175,6 +183,49 @@ def load_module_at(module_dir: Path, info: dict[str, Any] | None) -> Any:
         return RLModule.from_checkpoint(Path(module_dir).as_posix())
     import torch
 
+    if agent_ice(info) == DC_ICE:
+        module = _dc_module(module_dir, info)
+    else:
+        module = _platform_module(module_dir, info)
+    state = torch.load(Path(module_dir) / WEIGHTS_FILE, map_location="cpu", weights_only=True)
+    module.load_state_dict(state)
+    return module
+
+
+def agent_ice(info: dict[str, Any] | None) -> str:
+    """The ice of an agent folder's ``info`` (``ICES``; no field: the platform's);
+    ``ValueError`` for another."""
+    ice = str((info or {}).get("ice", PLATFORM_ICE))
+    if ice not in ICES:
+        raise ValueError(f"agent ice {ice!r}: this version knows {list(ICES)}")
+    return ice
+
+
+def module_ice(module: Any) -> str:
+    """``DC_ICE`` when ``module`` reads the DC env's observation (``dc_env.spaces``), else
+    ``PLATFORM_ICE``."""
+    from rllib_curling.dc_env.spaces import observation_space
+
+    return DC_ICE if module.observation_space == observation_space("shots") else PLATFORM_ICE
+
+
+def _dc_module(module_dir: Path, info: dict[str, Any]) -> Any:
+    """A DC agent's module, unloaded: ``rl.dc_models``' class in the DC env's spaces."""
+    from rllib_curling.dc_env.config import DCEnvConfig
+    from rllib_curling.dc_env.spaces import action_space, observation_space
+    from rllib_curling.rl.dc_models import DCMaskedActorCritic
+
+    if info["module"] != DCMaskedActorCritic.__name__:
+        raise ValueError(f"{module_dir}: unknown DC module class {info['module']!r}")
+    return DCMaskedActorCritic(
+        observation_space=observation_space(info["action"]),
+        action_space=action_space(DCEnvConfig(action=info["action"])),
+        model_config=info["model_config"],
+    )
+
+
+def _platform_module(module_dir: Path, info: dict[str, Any]) -> Any:
+    """A platform agent's module, unloaded: ``rl.models``' class in the env's spaces."""
     from rllib_curling.env.config import CurlingEnvConfig
     from rllib_curling.env.spaces import action_space, observation_space
     from rllib_curling.rl.models import MODULES
@@ -183,13 +234,10 @@ def load_module_at(module_dir: Path, info: dict[str, Any] | None) -> Any:
     if info["module"] not in classes:
         raise ValueError(f"{module_dir}: unknown module class {info['module']!r}")
     space = action_space(CurlingEnvConfig(action=info["action"], sweep=info["sweep"]))
-    module = classes[info["module"]](
+    return classes[info["module"]](
         observation_space=observation_space(info["action"]), action_space=space,
         model_config=info["model_config"],
     )  # fmt: skip
-    state = torch.load(Path(module_dir) / WEIGHTS_FILE, map_location="cpu", weights_only=True)
-    module.load_state_dict(state)
-    return module
 
 
 def export_agent(
@@ -210,14 +258,23 @@ def export_agent(
     from rllib_curling.rl.shot_models import shot_config_of
 
     module = load_module(checkpoint, module_id)
-    mode, sweep = action_mode(module.action_space)
-    config_of = shot_config_of if mode == "shots" else model_config_of
+    ice = module_ice(module)
+    if ice == DC_ICE:  # the DC env's shots (``dc_env.spaces``), the DC module's settings
+        from rllib_curling.rl.dc_models import resolve_dc_model_config
+
+        mode, sweep = "shots", False
+        model_config = resolve_dc_model_config(module.model_config)
+    else:
+        mode, sweep = action_mode(module.action_space)
+        config_of = shot_config_of if mode == "shots" else model_config_of
+        model_config = config_of(module.model_config, _module_rllib_keys())
     info = {
         "format": AGENT_FORMAT,
         "module": type(module).__name__,
-        "model_config": config_of(module.model_config, _module_rllib_keys()),
+        "model_config": model_config,
         "action": mode,
         "sweep": sweep,
+        "ice": ice,
         "search": dict(search or {}),
     }
     out = Path(out).expanduser()

@@ -2,7 +2,8 @@
 
 Plays ``--games`` games of a teacher level against ``--opponents`` in parallel Ray tasks and
 writes one Parquet shard per ``--games-per-shard`` games into ``OUT``; run it again with the same
-settings to resume (finished shards are kept). A line per shard goes to stderr.
+settings to resume (finished shards are kept). A line per shard goes to stderr. ``--ice dc``
+plays on Digital Curling's ice instead (``cli.commands.dc_dataset``, ``offline.dc_dataset``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ from rllib_curling.cli.players import Agent, Level, opponent_list, player_type
 
 if TYPE_CHECKING:
     from rllib_curling.offline.dataset import DatasetConfig
+
+
+#: Options whose default depends on --ice (None when not given: the ice's config fills them in).
+PER_ICE = ("teacher", "opponents", "ends", "games_per_shard")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -42,6 +47,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "Read it with RLlib's BCConfig().offline_data(input_=[OUT]).",
     )
     p.add_argument("out", metavar="OUT", help="the dataset folder (created; resumed if there)")
+    p.add_argument(
+        "--ice", choices=("platform", "dc"), default="platform",
+        help="platform (default): the platform's ice and levels; dc: Digital Curling's ice "
+        "(fcv1, DC's rules and noise): a DC search level (--teacher, default the strongest) "
+        "searches the DC env's shot layout against DC levels (--opponents, default 4,5,self), "
+        "10 ends, 4 games per shard; rows in CurlingDC-v0's spaces for BC on curling_dc "
+        "(docs/digital_curling.md)",
+    )  # fmt: skip
     p.add_argument(
         "--teacher", type=_teacher, default=d.teacher,
         help=f"teacher: a level ({d.teacher}), or a checkpoint (builtin: the shipped agent) "
@@ -69,7 +82,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=d.seed, help=f"seed of the games ({d.seed})")
     p.add_argument("--address", default=None, help="a Ray cluster to run on (default: a local Ray)")
     p.add_argument("--json", action="store_true", help="print a JSON summary at the end")
-    p.set_defaults(func=run)
+    # None: not given (each ice has its own defaults); dataset_defaults: what --ice dc refuses
+    p.set_defaults(func=run, dataset_defaults={a.dest: a.default for a in p._actions},
+                   **dict.fromkeys(PER_ICE))  # fmt: skip
 
 
 def add_opponents(p: argparse.ArgumentParser, default: str) -> None:
@@ -145,13 +160,17 @@ def _loaded(make: Any, checkpoint: str, **kwargs: Any) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.ice == "dc":
+        from rllib_curling.cli.commands.dc_dataset import run_dc
+
+        return run_dc(args)
     from rllib_curling.errors import ConfigError
     from rllib_curling.offline.dataset import DatasetConfig, generate, pending_shards
 
+    given = {k: getattr(args, k) for k in PER_ICE if getattr(args, k) is not None}
     try:
         config = DatasetConfig(
-            teacher=args.teacher, opponents=args.opponents, games=args.games,
-            ends=args.ends, games_per_shard=args.games_per_shard, seed=args.seed,
+            **given, games=args.games, seed=args.seed,
             action=args.action, labels=args.labels,
         )  # fmt: skip
         make_teacher = make_teacher_of(config.teacher, config.action, config.labels)

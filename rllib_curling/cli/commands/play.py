@@ -1,5 +1,6 @@
 """``curling play --checkpoint CKPT``: a trained policy as an AI player on any curling server;
-``curling play --protocol dc3|dc4 --level N``: our DC bot of level N on a Digital Curling server."""
+``curling play --protocol dc3|dc4 --level N``: our DC bot of level N on a Digital Curling server,
+or ``--agent AGENT``: a trained DC agent (``agent.dc_player``) there."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ _ONLY = {
                  ("search", "--search/--no-search"), ("samples", "--samples"),
                  ("value_weight", "--value-weight"), ("watch", "--watch"),
                  ("record", "--record"), ("explain", "--explain")),
-    "dc": (("level", "--level"),),
+    "dc": (("level", "--level"), ("agent", "--agent")),
     "dc3": (),
     "dc4": (("http_port", "--http-port"), ("match_id", "--match-id"), ("user", "--user"),
             ("password", "--password"), ("team", "--team"), ("ends", "--ends"),
@@ -37,8 +38,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
             "the server ends the session. Works with `curling server` and the platform's "
             "curling_server.exe. Prints one line per game. With --protocol dc3 or dc4: our "
             "built-in DC bot of --level N plays one game on a Digital Curling server (UEC's or "
-            "`curling server --protocol dc3|dc4`); a trained agent for DC ice does not exist "
-            "yet, so DC takes --level only."
+            "`curling server --protocol dc3|dc4`), or a trained agent for DC ice with --agent "
+            "AGENT (an agent folder of `curling export` saying ice fcv1, or a checkpoint of "
+            "`rllib train` on curling_dc)."
         ),
     )
     p.add_argument(
@@ -52,8 +54,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "there)")  # fmt: skip
     p.add_argument(
         "--level", type=int, metavar="N",
-        help="dc3/dc4: our DC bot of level N (0-8) plays (required there; no trained agent "
-        "for DC ice exists yet)",
+        help="dc3/dc4: our DC bot of level N (0-8) plays (this or --agent is required there)",
+    )  # fmt: skip
+    p.add_argument(
+        "--agent", metavar="AGENT",
+        help="dc3/dc4: a trained agent for DC ice plays (an agent folder whose agent.json says "
+        "\"ice\": \"fcv1\", or a checkpoint of rllib train on curling_dc); a platform agent "
+        "is refused",
     )  # fmt: skip
     p.add_argument("-H", "--host", default="127.0.0.1", help="server host (default 127.0.0.1)")
     p.add_argument(
@@ -163,11 +170,13 @@ def _check_flags(args: argparse.Namespace) -> None:
     if protocol == "dc4" and args.port is not None:
         raise UsageError("--port is not for --protocol dc4; its HTTP port is --http-port")
     if protocol == "platform" and args.checkpoint is None:
-        raise UsageError("--checkpoint is required (or --protocol dc3|dc4 with --level N)")
-    if protocol != "platform" and args.level is None:
         raise UsageError(
-            f"--protocol {protocol} needs --level N (our DC bot 0-8; no trained agent for DC "
-            "ice exists yet)"
+            "--checkpoint is required (or --protocol dc3|dc4 with --level N or --agent AGENT)"
+        )
+    if protocol != "platform" and (args.level is None) == (args.agent is None):
+        raise UsageError(
+            f"--protocol {protocol} needs one of --level N (our DC bot) or --agent AGENT (a "
+            "trained agent for DC ice)"
         )
 
 
@@ -240,17 +249,33 @@ def _say(line: str) -> None:
     print(line + "\n", end="", flush=True)  # one write: clients in threads keep whole lines
 
 
-def _run_dc(args: argparse.Namespace) -> int:
-    """One game of our DC bot of ``--level`` on a DC3 or DC4 server."""
+def _dc_player(args: argparse.Namespace) -> tuple[Any, str]:
+    """The DC bot of ``--level`` or the agent of ``--agent``, and how the lines name it."""
+    from rllib_curling.errors import ConfigError
+
+    if args.agent is not None:
+        from rllib_curling.agent.dc_player import load_dc_agent
+
+        try:
+            return load_dc_agent(args.agent), f"agent {args.agent}"
+        except (FileNotFoundError, ValueError) as exc:
+            raise UsageError(f"--agent: {exc}") from None
     from rllib_curling.dc_bots.levels import make_dc_bot
-    from rllib_curling.dc_client import DC3Client, DC4Client, DCResult
-    from rllib_curling.dc_client.dc4 import match_request
-    from rllib_curling.errors import ConfigError, ConnectionLostError, ProtocolError
 
     try:
-        bot = make_dc_bot(args.level)
+        return make_dc_bot(args.level), f"DC level {args.level}"
     except ConfigError as exc:
         raise UsageError(f"--level: {exc}") from None
+
+
+def _run_dc(args: argparse.Namespace) -> int:
+    """One game of our DC bot of ``--level`` (or the DC agent of ``--agent``) on a DC3 or DC4
+    server."""
+    from rllib_curling.dc_client import DC3Client, DC4Client, DCResult
+    from rllib_curling.dc_client.dc4 import match_request
+    from rllib_curling.errors import ConnectionLostError, ProtocolError
+
+    bot, who = _dc_player(args)
     if args.ends is not None and args.ends < 1:
         raise UsageError(f"--ends must be at least 1, got {args.ends}")
     if args.ends is not None and args.match_id is not None:
@@ -261,7 +286,7 @@ def _run_dc(args: argparse.Namespace) -> int:
             port = 10000 if args.port is None else args.port
             dc3 = DC3Client(args.host, port, name=args.name, timeout=args.timeout)
             dc3.connect()
-            _say(f"connected to DC3 at {dc3.address} as {args.name} (DC level {args.level})")
+            _say(f"connected to DC3 at {dc3.address} as {args.name} ({who})")
             result = dc3.play(bot.choose)
         else:
             http_port = 5000 if args.http_port is None else args.http_port
@@ -278,8 +303,7 @@ def _run_dc(args: argparse.Namespace) -> int:
                 match_id = dc4.create_match(match_request(args.ends or 8, rule, name=args.name))
                 _say(f"created match {match_id}")
             side = dc4.join(match_id, team)
-            _say(f"joined match {match_id} on DC4 at {dc4.address} as {side} (DC level "
-                 f"{args.level})")  # fmt: skip
+            _say(f"joined match {match_id} on DC4 at {dc4.address} as {side} ({who})")
             result = dc4.play(match_id, bot.choose, DC4_RULES.get(rule, "fgz"))  # type: ignore[arg-type]
     except (ConnectionLostError, ProtocolError) as exc:
         raise CommandError(str(exc)) from None
