@@ -15,15 +15,12 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from rllib_curling.cli import UsageError
+from rllib_curling.cli.commands.dataset_shared import PER_ICE, init_ray, progress_line
 from rllib_curling.cli.options import add_ends, positive_int
 from rllib_curling.cli.players import Agent, Level, opponent_list, player_type
 
 if TYPE_CHECKING:
     from rllib_curling.offline.dataset import DatasetConfig
-
-
-#: Options whose default depends on --ice (None when not given: the ice's config fills them in).
-PER_ICE = ("teacher", "opponents", "ends", "games_per_shard")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -52,7 +49,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="platform (default): the platform's ice and levels; dc: Digital Curling's ice "
         "(fcv1, DC's rules and noise): a DC search level (--teacher, default the strongest) "
         "searches the DC env's shot layout against DC levels (--opponents, default 4,5,self), "
-        "10 ends, 4 games per shard; rows in CurlingDC-v0's spaces for BC on curling_dc "
+        "10 ends, 4 games per shard; rows in the DC env's spaces, for BC on DC ice "
         "(docs/digital_curling.md)",
     )  # fmt: skip
     p.add_argument(
@@ -204,36 +201,3 @@ def run(args: argparse.Namespace) -> int:
         print(f"{args.out}: {len(summaries)} shards played now, {rows} rows, "
               f"{result['seconds']:.0f} s")  # fmt: skip
     return 0
-
-
-def init_ray(address: str | None) -> None:
-    """Start Ray for the games (``address``: a cluster's, else a local Ray) unless it runs,
-    quietly: no dashboard, no worker logs, no Ray Data progress bars."""
-    import logging
-
-    import ray
-    import ray.data
-
-    if not ray.is_initialized():
-        ray.init(address=address, include_dashboard=False, log_to_driver=False,
-                 logging_level=logging.ERROR)  # fmt: skip
-    logging.getLogger("ray.data").setLevel(logging.ERROR)
-    ray.data.DataContext.get_current().enable_progress_bars = False
-
-
-def progress_line(start: float, todo: int) -> Any:
-    """``generate``'s ``progress``: one stderr line per shard played, with the time left
-    (``todo``: the shards this run plays, from ``start``)."""
-
-    def progress(summary: dict[str, Any], done: int, total: int) -> None:
-        played = done - (total - todo)
-        elapsed = time.perf_counter() - start
-        eta = elapsed / played * (todo - played) if played else 0.0
-        print(
-            f"shard {done}/{total}: {summary['games']} games, {summary['rows']} rows, teacher "
-            f"scores {100 * summary['score_rate']:.0f} %, {summary['seconds']:.0f} s  "
-            f"[{elapsed / 60:.1f} min, about {eta / 60:.1f} min left]",
-            file=sys.stderr, flush=True,
-        )  # fmt: skip
-
-    return progress

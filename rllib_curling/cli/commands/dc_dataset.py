@@ -17,7 +17,7 @@ PLATFORM_ONLY = (("action", "--action"), ("labels", "--labels"))
 
 def run_dc(args: argparse.Namespace) -> int:
     """Build the ``DCDatasetConfig`` from ``args``, play its pending shards, print a summary."""
-    from rllib_curling.cli.commands.dataset import PER_ICE, init_ray, progress_line
+    from rllib_curling.cli.commands.dataset_shared import PER_ICE, init_ray, progress_line
     from rllib_curling.errors import ConfigError
     from rllib_curling.offline.dataset import pending_shards
     from rllib_curling.offline.dc_dataset import DCDatasetConfig, generate_dc

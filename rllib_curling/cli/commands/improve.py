@@ -96,12 +96,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from rllib_curling.agent.policy import load_policy
-    from rllib_curling.cli.commands.dataset import (
-        init_ray,
-        make_opponents_of,
-        make_teacher_of,
-        progress_line,
-    )
+    from rllib_curling.cli.commands.dataset import make_opponents_of, make_teacher_of
+    from rllib_curling.cli.commands.dataset_shared import init_ray, progress_line
     from rllib_curling.errors import ConfigError
     from rllib_curling.offline.dataset import (
         DatasetConfig,
