@@ -101,7 +101,9 @@ def test_bench_search__meters_the_engine_and_the_network_then_lets_go(
     assert physics.simulate_batch is original  # the meters are gone after the run
 
 
-def test_bench_physics_fcv1__figures_of_the_fcv1_ice(capsys: pytest.CaptureFixture[str]) -> None:
+def test_bench_physics_fcv1__figures_of_the_fcv1_ice(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from rllib_curling.benchmarks import physics_fcv1
 
     figures = physics_fcv1.run(batch=40, single=5, repeats=1, seed=0)
@@ -112,6 +114,7 @@ def test_bench_physics_fcv1__figures_of_the_fcv1_ice(capsys: pytest.CaptureFixtu
     ):
         assert figures[key] > 0, figures
     assert 0.2 < figures["midend_share_with_contact"] <= 1.0  # the mid-end shots do hit stones
+    _keep_numba_threads(monkeypatch)
     assert curling_main(["bench", "physics", "--ice", "fcv1", "--batch", "40", "--single", "5",
                          "--repeats", "1"]) == 0  # fmt: skip
     out = capsys.readouterr().out
@@ -120,8 +123,9 @@ def test_bench_physics_fcv1__figures_of_the_fcv1_ice(capsys: pytest.CaptureFixtu
 
 
 def test_bench_physics__figures_and_targets_of_the_platforms_ice(
-    capsys: pytest.CaptureFixture[str],
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    _keep_numba_threads(monkeypatch)
     assert (
         curling_main(["bench", "physics", "--batch", "40", "--single", "5", "--repeats", "1"]) == 0
     )
@@ -132,3 +136,15 @@ def test_bench_physics__figures_and_targets_of_the_platforms_ice(
                          "--json"]) == 0  # fmt: skip
     figures = json.loads(capsys.readouterr().out)
     assert figures["midend_batched_shots_per_s"] > 0 and figures["midend_single_latency_ms"] > 0
+
+
+def _keep_numba_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The benchmark sets NUMBA_NUM_THREADS=1 unless it is set and pins its process to one CPU:
+    in the test's process (numba's threads already run, other tests follow) the setting stays
+    what it is and the process is not pinned."""
+    import numba
+
+    from rllib_curling.benchmarks import physics as physics_bench
+
+    monkeypatch.setenv("NUMBA_NUM_THREADS", str(numba.config.NUMBA_NUM_THREADS))
+    monkeypatch.setattr(physics_bench, "pin_one_core", lambda: None)

@@ -328,9 +328,12 @@ def test_refusals__every_named_refusal_is_said_in_both_languages() -> None:
     from rllib_curling.server import people
 
     codes = set(
-        re.findall(r'SeatRefused\(\s*\d+,\s*"[^"]*",\s*"(\w+)"', Path(people.__file__).read_text())
+        re.findall(
+            r'SeatRefused\(\s*\d+,\s*"[^"]*",\s*"(\w+)"',
+            Path(people.__file__).read_text(encoding="utf-8"),
+        )
     )
     assert codes == {"attempts", "wrongKey", "lobbyFull", "busy"}
-    i18n = (Path(people.__file__).parent / "web" / "static" / "i18n.js").read_text()
+    i18n = (Path(people.__file__).parent / "web" / "static" / "i18n.js").read_text(encoding="utf-8")
     for code in codes:
         assert i18n.count(f'"server.{code}":') == 2, code  # English and Chinese
