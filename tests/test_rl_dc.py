@@ -55,10 +55,67 @@ def test_dc_algorithm_config__ppo_on_curling_dc_with_the_masked_module() -> None
     assert config._rl_module_spec.module_class is DCMaskedActorCritic
     throw = dc_algorithm_config("PPO", env_config={"action": "throw"})
     assert throw._rl_module_spec is None
-    with pytest.raises(ConfigError, match="curling_dc trains with PPO, IMPALA; got 'DQN'"):
+    with pytest.raises(ConfigError, match="curling_dc trains with PPO, IMPALA, BC; got 'DQN'"):
         dc_algorithm_config("DQN")
     with pytest.raises(ConfigError, match="unknown DC env_config key 'oponent'"):
         dc_algorithm_config("PPO", env_config={"oponent": 1})
+
+
+def dc_rows(count: int) -> list[dict]:
+    """``count`` rows as ``curling dataset --ice dc`` writes them (its RLlib columns), from the
+    DC env's own observations; the k-th row's action is its k-th legal shot."""
+    env = DCCurlingEnv(ends=1, opponent=0)
+    obs, _ = env.reset(seed=0)
+    rows = []
+    for k in range(count):
+        action = int(np.flatnonzero(obs["action_mask"])[k])
+        new_obs, reward, terminated, truncated, _ = env.step(action)
+        rows.append({"eps_id": "dc-0-0-0", "obs": obs, "actions": action, "rewards": reward,
+                     "new_obs": new_obs, "terminateds": terminated, "truncateds": truncated,
+                     "result": float(k % 2)})  # fmt: skip
+        obs = new_obs
+    return rows
+
+
+def test_dc_algorithm_config__bc_clones_the_dc_datasets_dict_observations() -> None:
+    """BC's stock offline pre-learner maps the DC dataset's dict ``obs`` column into the batch
+    ``DCMaskedActorCritic`` reads; the learner's loss is the teacher's shot plus the value."""
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.offline.offline_prelearner import OfflinePreLearner
+    from ray.rllib.utils import unflatten_dict
+
+    from rllib_curling.rl.learners import CurlingBCLearner
+
+    config = dc_algorithm_config("BC", env_config={"ends": 1}, model_config={"hidden": [16]})
+    assert config.num_env_runners == 0 and config.learner_class is CurlingBCLearner
+    assert config._rl_module_spec.module_class is DCMaskedActorCritic
+    rows = dc_rows(4)
+    data = {key: np.array([row[key] for row in rows],
+                          dtype=object if key in ("obs", "new_obs") else None)
+            for key in rows[0]}  # fmt: skip  # a columnar batch, as Ray Data gives it
+    env_spaces = (config.observation_space, config.action_space)
+    spaces = {"__env__": env_spaces, "default_policy": env_spaces}
+    spec = config.get_multi_rl_module_spec(spaces=spaces, inference_only=False)
+    prelearner = OfflinePreLearner(config=config, spaces=env_spaces, module_spec=spec)
+    batch = unflatten_dict(prelearner(data))["default_policy"]
+    obs = batch[Columns.OBS]
+    assert set(obs) == {"observations", "action_mask"}
+    np.testing.assert_array_equal(obs["action_mask"].numpy(),
+                                  np.stack([row["obs"]["action_mask"] for row in rows]))  # fmt: skip
+    assert batch[Columns.ACTIONS].tolist() == [row["actions"] for row in rows]
+    learner = config.build_learner(env=None, spaces=spaces)
+    learner.build()
+    module = learner.module["default_policy"]
+    fwd = module.forward_train(batch)
+    loss = learner.compute_loss_for_module(module_id="default_policy", config=config,
+                                           batch=batch, fwd_out=fwd)  # fmt: skip
+    logp = torch.log_softmax(fwd[Columns.ACTION_DIST_INPUTS], dim=-1)
+    hard = -logp[torch.arange(4), batch[Columns.ACTIONS]].mean()
+    value = module.compute_values(batch)
+    vf = 0.5 * ((value - (2.0 * batch["result"] - 1.0)) ** 2).mean()
+    torch.testing.assert_close(loss, hard + vf)
+    with pytest.raises(ConfigError, match="BC on curling_dc needs action='shots', got 'throw'"):
+        dc_algorithm_config("BC", env_config={"action": "throw"})
 
 
 def test_rllib_train__bad_dc_env_config_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
