@@ -140,3 +140,47 @@ def test_rllib_train__ppo_dc_yaml_trains_one_iteration(ray_session: None, tmp_pa
     learner = result["learners"]["default_policy"]
     assert np.isfinite(learner["policy_loss"]) and np.isfinite(learner["vf_loss"])
     assert list(tmp_path.glob("curling-ppo-dc/*/checkpoint_*"))
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_bc_dc_yaml__clones_a_dc_dataset_into_a_dc_agent_and_ppo_starts_from_it(
+    ray_session: None, tmp_path: Path
+) -> None:
+    """A tiny DC dataset → ``tune_configs/bc_dc.yaml`` one iteration → ``curling export`` →
+    ``load_dc_agent`` throws a legal shot; PPO on ``curling_dc`` starts with BC's weights."""
+    from rllib_curling.agent.dc_player import load_dc_agent
+    from rllib_curling.cli.curling import main as curling_main
+    from rllib_curling.dc_env.spaces import dc_layout
+    from rllib_curling.dc_game import DCGame, DCGameConfig
+    from rllib_curling.offline.dc_dataset import DCDatasetConfig, generate_dc
+    from rllib_curling.rl.checkpoints import find_checkpoint, load_module, start_module_from
+
+    data = tmp_path / "dc"
+    generate_dc(data, DCDatasetConfig(teacher=5, opponents=(4,), games=2, ends=1,
+                                      games_per_shard=2))  # fmt: skip
+    config = json.dumps({"input_": str(data), "dataset_num_iters_per_learner": 2,
+                         "train_batch_size_per_learner": 16})  # fmt: skip
+    args = ["train", "-f", str(ROOT / "tune_configs" / "bc_dc.yaml"), "--stop",
+            '{"training_iteration": 1}', "--config", config, "--storage-path", str(tmp_path)]  # fmt: skip
+    assert rllib_cli.main(args) == 0
+    run = tmp_path / "curling-bc-dc"
+    learner = json.loads(next(run.glob("*/result.json")).read_text().splitlines()[-1])
+    assert np.isfinite(learner["learners"]["default_policy"]["policy_loss"])
+
+    assert curling_main(["export", str(run), str(tmp_path / "agent")]) == 0
+    agent = load_dc_agent(tmp_path / "agent")
+    state = DCGame.init(DCGameConfig(standard_end_count=1))
+    assert dc_layout().legal(state.position)[agent.action(state)]
+
+    ppo = dc_algorithm_config("PPO", env_config={"ends": 1}, num_env_runners=0)
+    algo = ppo.build_algo()
+    try:
+        start_module_from(algo, find_checkpoint(run))
+        bc_state = load_module(run).state_dict()
+        ppo_state = algo.learner_group._learner.module["default_policy"].state_dict()
+        assert set(bc_state) == set(ppo_state)
+        for key, value in bc_state.items():
+            torch.testing.assert_close(ppo_state[key], value)
+    finally:
+        algo.stop()
