@@ -17,6 +17,7 @@ from rllib_curling.rl.algorithm_configs import dc_algorithm_config
 from rllib_curling.rl.dc_models import DCMaskedActorCritic, dc_module_spec
 
 ROOT = Path(__file__).resolve().parents[1]
+STOP_1 = '{"training_iteration": 1}'
 
 
 def test_dc_masked_actor_critic__gives_illegal_shots_no_probability() -> None:
@@ -100,8 +101,8 @@ def test_dc_algorithm_config__bc_clones_the_dc_datasets_dict_observations() -> N
     batch = unflatten_dict(prelearner(data))["default_policy"]
     obs = batch[Columns.OBS]
     assert set(obs) == {"observations", "action_mask"}
-    np.testing.assert_array_equal(obs["action_mask"].numpy(),
-                                  np.stack([row["obs"]["action_mask"] for row in rows]))  # fmt: skip
+    masks = np.stack([row["obs"]["action_mask"] for row in rows])
+    np.testing.assert_array_equal(obs["action_mask"].numpy(), masks)
     assert batch[Columns.ACTIONS].tolist() == [row["actions"] for row in rows]
     learner = config.build_learner(env=None, spaces=spaces)
     learner.build()
@@ -161,8 +162,8 @@ def test_bc_dc_yaml__clones_a_dc_dataset_into_a_dc_agent_and_ppo_starts_from_it(
                                       games_per_shard=2))  # fmt: skip
     config = json.dumps({"input_": str(data), "dataset_num_iters_per_learner": 2,
                          "train_batch_size_per_learner": 16})  # fmt: skip
-    args = ["train", "-f", str(ROOT / "tune_configs" / "bc_dc.yaml"), "--stop",
-            '{"training_iteration": 1}', "--config", config, "--storage-path", str(tmp_path)]  # fmt: skip
+    args = ["train", "-f", str(ROOT / "tune_configs" / "bc_dc.yaml"), "--stop", STOP_1,
+            "--config", config, "--storage-path", str(tmp_path)]  # fmt: skip
     assert rllib_cli.main(args) == 0
     run = tmp_path / "curling-bc-dc"
     learner = json.loads(next(run.glob("*/result.json")).read_text().splitlines()[-1])
