@@ -143,8 +143,9 @@ def algorithm_config(
     return curling_defaults(name, config)  # metrics (curling env), old-stack model, DQN actions
 
 
-#: The algorithms ``dc_algorithm_config`` offers (their modules need only ``ValueFunctionAPI``).
-DC_ALGORITHMS = ("PPO", "IMPALA")
+#: The algorithms ``dc_algorithm_config`` offers (their modules need only ``ValueFunctionAPI``;
+#: BC reads a DC dataset, ``curling dataset --ice dc``).
+DC_ALGORITHMS = ("PPO", "IMPALA", "BC")
 
 
 def dc_algorithm_config(
@@ -159,15 +160,25 @@ def dc_algorithm_config(
     (``dc_env.DCCurlingEnv``, in process: no servers), sized for 2 cores as
     ``algorithm_config``: with ``action="shots"`` (the default) the masked actor-critic
     ``rl.dc_models.DCMaskedActorCritic`` (``model_config``: its ``hidden`` widths), with
-    ``"throw"`` RLlib's default MLP. ``ConfigError`` for a bad ``env_config`` or algorithm."""
+    ``"throw"`` RLlib's default MLP. ``ConfigError`` for a bad ``env_config`` or algorithm.
+
+    BC (``action="shots"`` only) clones the teacher of a DC dataset (``curling dataset --ice
+    dc``; set the folder with ``config.offline_data(input_=[folder])``): stock BC with
+    ``rl.learners.CurlingBCLearner`` (the teacher's shot, and the value head on the games'
+    ``result``), no env runners, the DC env's spaces given directly; it trains the module PPO
+    uses, so PPO can start from its checkpoint (``start_from``)."""
     from rllib_curling.dc_env.config import DCEnvConfig
     from rllib_curling.rl.dc_models import dc_module_spec
+    from rllib_curling.rl.trainables import OFFLINE
 
     name = str(algo).upper()
     if name not in DC_ALGORITHMS:
         raise ConfigError(f"{DC_ENV_NAME} trains with {', '.join(DC_ALGORITHMS)}; got {algo!r}")
     env_config = dict(env_config or {})
-    action = DCEnvConfig.from_dict(env_config).action
+    dc_config = DCEnvConfig.from_dict(env_config)
+    action = dc_config.action
+    if name in OFFLINE and action != "shots":
+        raise ConfigError(f"{name} on {DC_ENV_NAME} needs action='shots', got {action!r}")
     algo_cls, config_cls = _algorithm_classes()[name]
     config = (
         config_cls(algo_class=algo_cls)
@@ -181,6 +192,13 @@ def dc_algorithm_config(
     spec = dc_module_spec(action, **(model_config or {}))
     if spec is not None:
         config.rl_module(rl_module_spec=spec)
+    if name in OFFLINE:  # the learner's pipeline reads the data; the env gives its spaces
+        from rllib_curling.dc_env.spaces import action_space, observation_space
+        from rllib_curling.rl.learners import CurlingBCLearner
+
+        config.environment(observation_space=observation_space(action),
+                           action_space=action_space(dc_config))  # fmt: skip
+        config.env_runners(num_env_runners=0).learners(learner_class=CurlingBCLearner)
     return config
 
 
