@@ -74,8 +74,39 @@ LABELS = ("search", "screen")
 SELF = "self"
 
 
+class ShardedGames:
+    """What a dataset config on either ice shares: ``games`` in shards of ``games_per_shard``,
+    ``ends`` a game, and the opponents in turn, a pair of games each (hammer alternating within
+    the pair). The configs (``DatasetConfig``, ``offline.dc_dataset.DCDatasetConfig``) hold the
+    fields."""
+
+    games: int
+    ends: int
+    games_per_shard: int
+    opponents: tuple[int | str, ...]
+
+    def check_counts(self) -> None:
+        """``ConfigError`` unless games, ends and games_per_shard are ints >= 1."""
+        for name in ("games", "ends", "games_per_shard"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"{name} must be an int >= 1, got {value!r}")
+
+    @property
+    def shards(self) -> int:
+        return -(-self.games // self.games_per_shard)
+
+    def shard_games(self, shard: int) -> range:
+        start = shard * self.games_per_shard
+        return range(start, min(start + self.games_per_shard, self.games))
+
+    def opponent_of(self, game: int) -> int | str:
+        """Each opponent plays a pair of games in turn (hammer alternating within the pair)."""
+        return self.opponents[(game // 2) % len(self.opponents)]
+
+
 @dataclass(frozen=True)
-class DatasetConfig:
+class DatasetConfig(ShardedGames):
     """What ``generate`` plays: ``teacher`` level against ``opponents`` in turn (a pair of games
     each), ``games`` games of ``ends`` ends, ``games_per_shard`` games per Ray task and file."""
 
@@ -131,27 +162,12 @@ class DatasetConfig:
 
         if self.action == "shots" and isinstance(self.teacher, int) and self.teacher not in SPECS:
             raise ConfigError(f"a shots teacher is a search level {sorted(SPECS)} or a checkpoint")
-        for name in ("games", "ends", "games_per_shard"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ConfigError(f"{name} must be an int >= 1, got {value!r}")
-
-    @property
-    def shards(self) -> int:
-        return -(-self.games // self.games_per_shard)
-
-    def shard_games(self, shard: int) -> range:
-        start = shard * self.games_per_shard
-        return range(start, min(start + self.games_per_shard, self.games))
+        self.check_counts()
 
     @property
     def agent_opponents(self) -> list[str]:
         """The opponents that are agents (neither a level nor ``"self"``), each once."""
         return [o for o in dict.fromkeys(self.opponents) if isinstance(o, str) and o != SELF]
-
-    def opponent_of(self, game: int) -> int | str:
-        """Each opponent plays a pair of games in turn (hammer alternating within the pair)."""
-        return self.opponents[(game // 2) % len(self.opponents)]
 
 
 # -- one game -------------------------------------------------------------------------------------

@@ -44,6 +44,7 @@ import numpy as np
 from rllib_curling.dc_bots.base import DCBot, DCShot
 from rllib_curling.dc_game import DCGameConfig, DCGameState
 from rllib_curling.errors import ConfigError
+from rllib_curling.offline.dataset import ShardedGames
 
 #: First word of every DC dataset game's seed (the platform's is ``DATASET_SEED_TAG``).
 DC_DATASET_SEED_TAG = 7_245_002
@@ -63,7 +64,7 @@ def _default_teacher() -> int:
 
 
 @dataclass(frozen=True)
-class DCDatasetConfig:
+class DCDatasetConfig(ShardedGames):
     """What ``generate_dc`` plays (module docstring); ``ConfigError`` for a bad value."""
 
     #: A DC level in ``dc_teacher_levels()`` (default: the highest).
@@ -96,24 +97,9 @@ class DCDatasetConfig:
         for opponent in self.opponents:
             if opponent != SELF:
                 check_dc_level(opponent, "opponent")
-        for name in ("games", "ends", "games_per_shard"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ConfigError(f"{name} must be an int >= 1, got {value!r}")
+        self.check_counts()
         if self.ice != "fcv1":
             raise ConfigError(f"a DC dataset is on the fcv1 ice, got ice={self.ice!r}")
-
-    @property
-    def shards(self) -> int:
-        return -(-self.games // self.games_per_shard)
-
-    def shard_games(self, shard: int) -> range:
-        start = shard * self.games_per_shard
-        return range(start, min(start + self.games_per_shard, self.games))
-
-    def opponent_of(self, game: int) -> int | str:
-        """Each opponent plays a pair of games in turn (the teacher's team alternating)."""
-        return self.opponents[(game // 2) % len(self.opponents)]
 
     @property
     def game_config(self) -> DCGameConfig:

@@ -26,6 +26,7 @@ choices): the keys of the spec and of ``checkpoint_config``; the algorithm; the 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -188,17 +189,7 @@ def check_env_config(env_config: dict[str, Any], spec: ExperimentSpec) -> None:
             LeagueConfig.from_dict(env_config.pop("league", None))
         except ConfigError as exc:
             raise ConfigError(f"{_where(spec)}env_config: {exc}") from None
-    fixed = {k: v for k, v in env_config.items() if not _is_search(v)}
-    variants = [fixed] + [
-        {**fixed, key: value}
-        for key, space in env_config.items() if _is_search(space)
-        for value in space.get("grid_search", [])
-    ]  # fmt: skip
-    for values in variants:
-        try:
-            CurlingEnvConfig.from_dict(values)
-        except ConfigError as exc:
-            raise ConfigError(f"{_where(spec)}env_config: {exc}") from None
+    _check_variants(env_config, spec, CurlingEnvConfig.from_dict)
 
 
 def check_dc_env_config(env_config: dict[str, Any], spec: ExperimentSpec) -> None:
@@ -206,6 +197,14 @@ def check_dc_env_config(env_config: dict[str, Any], spec: ExperimentSpec) -> Non
     its own); ``ConfigError`` naming the file and experiment."""
     from rllib_curling.dc_env.config import DCEnvConfig
 
+    _check_variants(env_config, spec, DCEnvConfig.from_dict)
+
+
+def _check_variants(
+    env_config: dict[str, Any], spec: ExperimentSpec, build: Callable[[dict[str, Any]], Any]
+) -> None:
+    """``build`` the env's config from ``env_config`` with each grid-search value on its own
+    (the fixed keys alone first); ``ConfigError`` naming the file and experiment."""
     fixed = {k: v for k, v in env_config.items() if not _is_search(v)}
     variants = [fixed] + [
         {**fixed, key: value}
@@ -214,7 +213,7 @@ def check_dc_env_config(env_config: dict[str, Any], spec: ExperimentSpec) -> Non
     ]  # fmt: skip
     for values in variants:
         try:
-            DCEnvConfig.from_dict(values)
+            build(values)
         except ConfigError as exc:
             raise ConfigError(f"{_where(spec)}env_config: {exc}") from None
 

@@ -9,13 +9,17 @@ plays on Digital Curling's ice instead (``cli.commands.dc_dataset``, ``offline.d
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from typing import TYPE_CHECKING, Any
 
 from rllib_curling.cli import UsageError
-from rllib_curling.cli.commands.dataset_shared import PER_ICE, init_ray, progress_line
+from rllib_curling.cli.commands.dataset_shared import (
+    PER_ICE,
+    init_ray,
+    print_summary,
+    progress_line,
+)
 from rllib_curling.cli.options import add_ends, positive_int
 from rllib_curling.cli.players import Agent, Level, opponent_list, player_type
 
@@ -192,12 +196,4 @@ def run(args: argparse.Namespace) -> int:
         )  # fmt: skip
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
-    rows = sum(s["rows"] for s in summaries)
-    result = {"out": args.out, "shards_played": len(summaries), "rows": rows,
-              "seconds": round(time.perf_counter() - start, 1)}  # fmt: skip
-    if args.json:
-        print(json.dumps(result))
-    else:
-        print(f"{args.out}: {len(summaries)} shards played now, {rows} rows, "
-              f"{result['seconds']:.0f} s")  # fmt: skip
-    return 0
+    return print_summary(args.out, summaries, start, as_json=args.json)

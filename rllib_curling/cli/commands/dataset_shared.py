@@ -4,6 +4,7 @@ shards played."""
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from typing import Any
@@ -43,3 +44,17 @@ def progress_line(start: float, todo: int) -> Any:
         )  # fmt: skip
 
     return progress
+
+
+def print_summary(out: str, summaries: list[dict[str, Any]], start: float, *, as_json: bool) -> int:
+    """The last line of a dataset run (``--json``: one JSON object): the shards played now, their
+    rows and the seconds since ``start``; 0, the command's exit code."""
+    rows = sum(s["rows"] for s in summaries)
+    result = {"out": out, "shards_played": len(summaries), "rows": rows,
+              "seconds": round(time.perf_counter() - start, 1)}  # fmt: skip
+    if as_json:
+        print(json.dumps(result))
+    else:
+        print(f"{out}: {len(summaries)} shards played now, {rows} rows, "
+              f"{result['seconds']:.0f} s")  # fmt: skip
+    return 0

@@ -4,7 +4,6 @@ offline data (``offline.dc_dataset``), the parallel room of ``cli.commands.datas
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -17,7 +16,12 @@ PLATFORM_ONLY = (("action", "--action"), ("labels", "--labels"))
 
 def run_dc(args: argparse.Namespace) -> int:
     """Build the ``DCDatasetConfig`` from ``args``, play its pending shards, print a summary."""
-    from rllib_curling.cli.commands.dataset_shared import PER_ICE, init_ray, progress_line
+    from rllib_curling.cli.commands.dataset_shared import (
+        PER_ICE,
+        init_ray,
+        print_summary,
+        progress_line,
+    )
     from rllib_curling.errors import ConfigError
     from rllib_curling.offline.dataset import pending_shards
     from rllib_curling.offline.dc_dataset import DCDatasetConfig, generate_dc
@@ -46,12 +50,4 @@ def run_dc(args: argparse.Namespace) -> int:
         summaries = generate_dc(args.out, config, progress=progress_line(start, todo))
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
-    rows = sum(s["rows"] for s in summaries)
-    result = {"out": args.out, "shards_played": len(summaries), "rows": rows,
-              "seconds": round(time.perf_counter() - start, 1)}  # fmt: skip
-    if args.json:
-        print(json.dumps(result))
-    else:
-        print(f"{args.out}: {len(summaries)} shards played now, {rows} rows, "
-              f"{result['seconds']:.0f} s")  # fmt: skip
-    return 0
+    return print_summary(args.out, summaries, start, as_json=args.json)
