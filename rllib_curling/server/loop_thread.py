@@ -1,21 +1,23 @@
 """``LoopThread``: an asyncio event loop in a daemon thread, started and stopped from another.
 
-The base of ``ServerHandle`` (a curling server in the background, ``server.runner``) and
-``WebHandle`` (the page alone, ``server.web.handle``). A subclass writes ``_main``: it sets up,
-calls ``self._ready.set()`` once it serves, and returns when ``self._stop`` is set. The
-constructor returns once ``_main`` is ready, and raises what ``_main`` raised before that. The
-thread starts inside ``LoopThread.__init__``, so a subclass sets everything ``_main`` reads before
-it calls ``super().__init__``.
+The base of ``ServerHandle`` (a curling server in the background, ``server.runner``),
+``WebHandle`` (the page alone, ``server.web.handle``) and ``ServeThread`` (a server that one
+``serve(stop, listening)`` coroutine runs: the DC3 and DC4 handles). A subclass writes
+``_main``: it sets up, calls ``self._ready.set()`` once it serves, and returns when
+``self._stop`` is set. The constructor returns once ``_main`` is ready, and raises what ``_main``
+raised before that. The thread starts inside ``LoopThread.__init__``, so a subclass sets
+everything ``_main`` reads before it calls ``super().__init__``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import Any, Generic, TypeVar
 
 _T = TypeVar("_T", bound="LoopThread")
+_S = TypeVar("_S")
 
 
 class LoopThread:
@@ -71,3 +73,30 @@ class LoopThread:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class ServeThread(LoopThread, Generic[_S]):
+    """``serve(stop, listening)`` on a loop in a daemon thread (``name``): it serves until
+    ``stop`` is set and calls ``listening(server)`` once it listens; then ``server`` is that
+    server and ``on_listening(server)`` has run on the loop. The constructor returns then."""
+
+    def __init__(
+        self,
+        name: str,
+        serve: Callable[[asyncio.Event, Callable[[_S], None]], Awaitable[None]],
+        on_listening: Callable[[_S], None] | None = None,
+    ) -> None:
+        self._serve, self.on_listening = serve, on_listening
+        self.server: _S | None = None
+        super().__init__(name)
+
+    async def _main(self) -> None:
+        assert self._stop is not None
+
+        def listening(server: _S) -> None:
+            self.server = server
+            if self.on_listening is not None:
+                self.on_listening(server)
+            self._ready.set()
+
+        await self._serve(self._stop, listening)

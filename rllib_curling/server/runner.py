@@ -14,7 +14,7 @@ import secrets
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from rllib_curling.errors import ServerStartError
@@ -126,6 +126,19 @@ def run_server(
                     play_key=play_key)  # fmt: skip
 
     _run(main())
+    return 0
+
+
+def run_until_signal(serve: Callable[[asyncio.Event], Awaitable[None]]) -> int:
+    """Run ``serve(stop)`` on a new event loop until it returns; SIGINT / SIGTERM (Ctrl+C; on
+    Windows Ctrl+Break too: ``stop_on_signals``) set ``stop``. 0, the command's exit code."""
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        stop_on_signals(asyncio.get_running_loop(), stop)
+        await serve(stop)
+
+    asyncio.run(main())
     return 0
 
 

@@ -5,13 +5,14 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable
 
 from rllib_curling.dc_ice import warm_up
 from rllib_curling.server.dc3.config import DC3ServerConfig
 from rllib_curling.server.dc3.tcp import DC3Server
-from rllib_curling.server.loop_thread import LoopThread
-from rllib_curling.server.runner import stop_on_signals
+from rllib_curling.server.loop_thread import ServeThread
+from rllib_curling.server.runner import run_until_signal
 
 
 async def serve(
@@ -39,19 +40,11 @@ async def serve(
 def run_dc3_server(
     config: DC3ServerConfig, on_listening: Callable[[DC3Server], None] | None = None
 ) -> int:
-    """Serve until the games are played or SIGINT / SIGTERM (Ctrl+C; on Windows Ctrl+Break
-    too: ``stop_on_signals``); 0."""
-
-    async def main() -> None:
-        stop = asyncio.Event()
-        stop_on_signals(asyncio.get_running_loop(), stop)
-        await serve(config, stop, on_listening)
-
-    asyncio.run(main())
-    return 0
+    """Serve until the games are played or SIGINT / SIGTERM (``runner.run_until_signal``); 0."""
+    return run_until_signal(functools.partial(serve, config, on_listening=on_listening))
 
 
-class DC3Handle(LoopThread):
+class DC3Handle(ServeThread[DC3Server]):
     """A DC3 server on its own loop in a daemon thread: ``ports``, ``server``, ``stop()``."""
 
     def __init__(
@@ -60,20 +53,7 @@ class DC3Handle(LoopThread):
         on_listening: Callable[[DC3Server], None] | None = None,
     ) -> None:
         self.config = config
-        self.on_listening = on_listening
-        self.server: DC3Server | None = None
-        super().__init__("dc3-server")
-
-    async def _main(self) -> None:
-        assert self._stop is not None
-
-        def listening(server: DC3Server) -> None:
-            self.server = server
-            if self.on_listening is not None:
-                self.on_listening(server)
-            self._ready.set()
-
-        await serve(self.config, self._stop, listening)
+        super().__init__("dc3-server", functools.partial(serve, config), on_listening)
 
     @property
     def ports(self) -> tuple[int, int]:

@@ -5,13 +5,14 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable
 
 from rllib_curling.dc_ice import warm_up
 from rllib_curling.server.dc4.config import DC4ServerConfig
 from rllib_curling.server.dc4.http import DC4Server
-from rllib_curling.server.loop_thread import LoopThread
-from rllib_curling.server.runner import stop_on_signals
+from rllib_curling.server.loop_thread import ServeThread
+from rllib_curling.server.runner import run_until_signal
 
 
 async def serve(
@@ -34,18 +35,11 @@ async def serve(
 def run_dc4_server(
     config: DC4ServerConfig, on_listening: Callable[[DC4Server], None] | None = None
 ) -> int:
-    """Serve until SIGINT / SIGTERM (Ctrl+C; on Windows Ctrl+Break too: ``stop_on_signals``); 0."""
-
-    async def main() -> None:
-        stop = asyncio.Event()
-        stop_on_signals(asyncio.get_running_loop(), stop)
-        await serve(config, stop, on_listening)
-
-    asyncio.run(main())
-    return 0
+    """Serve until SIGINT / SIGTERM (``runner.run_until_signal``); 0."""
+    return run_until_signal(functools.partial(serve, config, on_listening=on_listening))
 
 
-class DC4Handle(LoopThread):
+class DC4Handle(ServeThread[DC4Server]):
     """A DC4 server on its own loop in a daemon thread: ``url``, ``server``, ``stop()``."""
 
     def __init__(
@@ -54,20 +48,7 @@ class DC4Handle(LoopThread):
         on_listening: Callable[[DC4Server], None] | None = None,
     ) -> None:
         self.config = config
-        self.on_listening = on_listening
-        self.server: DC4Server | None = None
-        super().__init__("dc4-server")
-
-    async def _main(self) -> None:
-        assert self._stop is not None
-
-        def listening(server: DC4Server) -> None:
-            self.server = server
-            if self.on_listening is not None:
-                self.on_listening(server)
-            self._ready.set()
-
-        await serve(self.config, self._stop, listening)
+        super().__init__("dc4-server", functools.partial(serve, config), on_listening)
 
     @property
     def url(self) -> str:
