@@ -42,10 +42,18 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import gymnasium as gym
 from ray.rllib.callbacks.callbacks import RLlibCallback
 from ray.rllib.utils.annotations import override
+
+if TYPE_CHECKING:
+    from ray.rllib.algorithms.algorithm import Algorithm
+    from ray.rllib.env.env_runner import EnvRunner
+    from ray.rllib.evaluation.episode_v2 import EpisodeV2
+    from ray.rllib.utils.metrics.metrics_logger import MetricsLogger
+    from ray.rllib.utils.typing import EpisodeType
 
 from rllib_curling.env.config import CurlingEnvConfig, CurriculumConfig
 from rllib_curling.game import Result
@@ -61,7 +69,7 @@ def opponent_key(level: int | str) -> str:
     return f"L{text}" if text.isdigit() else text
 
 
-def game_result(info: Any) -> Result | None:
+def game_result(info: object) -> Result | None:
     """The learner's result in the last info of a finished curling game, None if there is
     none (a truncated game, another env's info)."""
     if not isinstance(info, dict):
@@ -72,7 +80,7 @@ def game_result(info: Any) -> Result | None:
         return None
 
 
-def log_game(metrics_logger: Any, result: Result, score: tuple[int, int]) -> None:
+def log_game(metrics_logger: MetricsLogger, result: Result, score: tuple[int, int]) -> None:
     """Log one finished game of the learner: ``win_rate`` (its ``Result.points``: draws half),
     ``draw_rate``, ``points_for`` and ``points_against`` (``score``: mine, theirs), each the mean
     of the last ``WINDOW`` games."""
@@ -140,10 +148,14 @@ class WinRates:
         return out
 
 
-def set_env_opponents(env: Any, weights: dict[int | str, float]) -> int:
+def set_env_opponents(
+    env: gym.Env | gym.vector.VectorEnv | None, weights: dict[int | str, float]
+) -> int:
     """Give every curling env inside ``env`` (a ``CurlingVectorEnv``, Gymnasium's sync or
     async vector envs of ``CurlingEnv``, or one env, wrapped or not) the opponent mixture
-    ``weights``; returns how many envs took it."""
+    ``weights``; returns how many envs took it (None: an env runner without an env yet)."""
+    if env is None:
+        return 0
     base = getattr(env, "unwrapped", env)
     if hasattr(base, "set_opponents"):
         base.set_opponents(weights)
@@ -165,7 +177,13 @@ class CurlingMetrics(RLlibCallback):
         self._games_at_promotion = 0  # lifetime games against the current level when promoted
 
     @override(RLlibCallback)
-    def on_episode_end(self, *, episode: Any, metrics_logger: Any = None, **kwargs: Any) -> None:
+    def on_episode_end(
+        self,
+        *,
+        episode: EpisodeType | EpisodeV2,
+        metrics_logger: MetricsLogger | None = None,
+        **kwargs: Any,
+    ) -> None:
         if metrics_logger is None or not hasattr(episode, "get_infos"):
             return
         try:
@@ -173,7 +191,7 @@ class CurlingMetrics(RLlibCallback):
         except (IndexError, KeyError, TypeError):
             return
         result = game_result(info)
-        if result is None:
+        if result is None or not isinstance(info, dict):
             return
         log_game(metrics_logger, result, info["score"])
         opponent = info.get("opponent")
@@ -184,33 +202,30 @@ class CurlingMetrics(RLlibCallback):
             metrics_logger.log_value((*group, "games"), 1, reduce="lifetime_sum")
 
     @override(RLlibCallback)
-    def on_algorithm_init(self, *, algorithm: Any, **kwargs: Any) -> None:
+    def on_algorithm_init(self, *, algorithm: Algorithm, **kwargs: Any) -> None:
         self._speed.start()
 
     @override(RLlibCallback)
-    def on_environment_created(self, *, env_runner: Any, env: Any, **kwargs: Any) -> None:
+    def on_environment_created(self, *, env_runner: EnvRunner, env: gym.Env, **kwargs: Any) -> None:
         # Env runners read the curriculum's window for their metrics; the driver's copy (with
         # on_algorithm_init) runs the promotions.
         self._curriculum = _curriculum_of(env_runner.config.env_config)
 
     @override(RLlibCallback)
-    def on_train_result(self, *, algorithm: Any, result: dict, **kwargs: Any) -> None:
+    def on_train_result(self, *, algorithm: Algorithm, result: dict, **kwargs: Any) -> None:
         self._speed.add_to(result)
         curling = result.setdefault("curling", {})
-        env_config = algorithm.config.env_config or {}
+        env_config = _env_config(algorithm)
         curriculum = _curriculum_of(env_config)
         if curriculum is None:
-            weights = CurlingEnvConfig.from_dict(env_config).opponents
+            weights = CurlingEnvConfig.from_dict(dict(env_config)).opponents
             main = max(weights, key=weights.__getitem__)
             curling["opponent"] = main if isinstance(main, int) else -1
             return
         self._curriculum = curriculum
         opponents = result.get("env_runners", {}).get("opponents", {})
         self._maybe_promote(curriculum, opponents)
-        weights = curriculum.weights(self.stage)
-        algorithm.env_runner_group.foreach_env_runner(
-            lambda runner: set_env_opponents(runner.env, weights), local_env_runner=True
-        )
+        _set_opponents(algorithm, curriculum.weights(self.stage))
         curling["opponent"] = curriculum.levels[self.stage]
         curling["curriculum_stage"] = self.stage
 
@@ -218,20 +233,17 @@ class CurlingMetrics(RLlibCallback):
         """What a checkpoint keeps of the curriculum: its stage."""
         return {"stage": self.stage}
 
-    def set_curriculum_state(self, algorithm: Any, state: Mapping[str, Any]) -> None:
+    def set_curriculum_state(self, algorithm: Algorithm, state: Mapping[str, Any]) -> None:
         """Resume at a checkpoint's stage: the env runners get its mixture now, and the games
         against its level count from the next iteration's results."""
-        curriculum = _curriculum_of(algorithm.config.env_config)
+        curriculum = _curriculum_of(_env_config(algorithm))
         if curriculum is None:
             return
         self._curriculum = curriculum
         self.stage = min(int(state.get("stage", 0)), len(curriculum.levels) - 1)
         self._rates = None
         self._games_at_promotion = -1  # counted from the games seen at the next update
-        weights = curriculum.weights(self.stage)
-        algorithm.env_runner_group.foreach_env_runner(
-            lambda runner: set_env_opponents(runner.env, weights), local_env_runner=True
-        )
+        _set_opponents(algorithm, curriculum.weights(self.stage))
 
     def _maybe_promote(self, curriculum: CurriculumConfig, opponents: dict[str, Any]) -> None:
         """Move to the next level once at least ``window`` games were played against the
@@ -257,6 +269,19 @@ class CurlingMetrics(RLlibCallback):
         )
 
 
-def _curriculum_of(env_config: Any) -> CurriculumConfig | None:
+def _curriculum_of(env_config: Mapping[str, Any] | None) -> CurriculumConfig | None:
     value = (env_config or {}).get("curriculum")
     return None if value is None else CurriculumConfig.from_value(value)
+
+
+def _env_config(algorithm: Algorithm) -> Mapping[str, Any]:
+    config = algorithm.config
+    return (config.env_config if config is not None else None) or {}
+
+
+def _set_opponents(algorithm: Algorithm, weights: dict[int | str, float]) -> None:
+    """Give every env runner's curling envs (the local one's too) the mixture ``weights``."""
+    if algorithm.env_runner_group is not None:
+        algorithm.env_runner_group.foreach_env_runner(
+            lambda runner: set_env_opponents(runner.env, weights), local_env_runner=True
+        )

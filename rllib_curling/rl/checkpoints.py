@@ -23,9 +23,27 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from rllib_curling.names import BUILTIN, DEFAULT_MODULE_ID
+
+if TYPE_CHECKING:
+    from ray.rllib.algorithms.algorithm import Algorithm
+    from ray.rllib.core.learner.learner import Learner
+    from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
+
+
+class _HasPath(Protocol):
+    """A ``ray.tune.Checkpoint`` as ``find_checkpoint`` reads it."""
+
+    @property
+    def path(self) -> str: ...
+
+
+#: What names a checkpoint: a path (``str``, ``Path``; ``"builtin"``) or a ``ray.tune.Checkpoint``.
+CheckpointLike: TypeAlias = "str | os.PathLike[str] | _HasPath"
+#: An agent folder's ``agent.json``, as read.
+AgentInfo: TypeAlias = dict[str, Any]
 
 #: Where a new-API-stack algorithm checkpoint keeps its RLModules.
 MODULE_DIR = Path("learner_group", "learner", "rl_module")
@@ -45,7 +63,7 @@ ICES = (PLATFORM_ICE, DC_ICE)
 RANK_METRICS = ("env_runners/win_rate", "env_runners/episode_return_mean")
 
 
-def find_checkpoint(checkpoint: Any) -> Path:
+def find_checkpoint(checkpoint: CheckpointLike) -> Path:
     """The algorithm checkpoint that ``checkpoint`` names, as an absolute path.
 
     Accepts a path (relative, absolute or with ``~``) or a ``ray.tune.Checkpoint`` (anything with
@@ -69,7 +87,8 @@ def find_checkpoint(checkpoint: Any) -> Path:
                 f"the shipped agent is missing from this install ({BUILTIN_DIR})"
             )
         return BUILTIN_DIR
-    path = Path(os.fspath(getattr(checkpoint, "path", checkpoint))).expanduser().resolve()
+    named = checkpoint if isinstance(checkpoint, str | os.PathLike) else checkpoint.path
+    path = Path(os.fspath(named)).expanduser().resolve()
     if not path.is_dir():
         raise FileNotFoundError(f"no checkpoint directory at {path}")
     if _is_checkpoint(path) or (path / "class_and_ctor_args.pkl").is_file():
@@ -118,7 +137,7 @@ def _trial_rank(trial: Path) -> tuple[float, ...]:
     return (*ranks, newest)  # ties (offline runs report no games): the newest checkpoint
 
 
-def module_checkpoint_dir(checkpoint: Any, module_id: str = DEFAULT_MODULE_ID) -> Path:
+def module_checkpoint_dir(checkpoint: CheckpointLike, module_id: str = DEFAULT_MODULE_ID) -> Path:
     """The RLModule directory ``module_id`` inside the checkpoint ``find_checkpoint`` finds.
 
     ``DEFAULT_MODULE_ID`` falls back to the learner ``"main"`` of a league run
@@ -148,39 +167,43 @@ def module_checkpoint_dir(checkpoint: Any, module_id: str = DEFAULT_MODULE_ID) -
     raise FileNotFoundError(f"{path} holds no RLlib checkpoint (no {MODULE_DIR}/{module_id})")
 
 
-def agent_info(checkpoint: Any, module_id: str = DEFAULT_MODULE_ID) -> dict[str, Any] | None:
+def agent_info(checkpoint: CheckpointLike, module_id: str = DEFAULT_MODULE_ID) -> AgentInfo | None:
     """An agent folder's ``agent.json`` (None for an RLlib checkpoint)."""
     return agent_info_at(module_checkpoint_dir(checkpoint, module_id))
 
 
-def agent_info_at(module_dir: Path) -> dict[str, Any] | None:
+def agent_info_at(module_dir: Path) -> AgentInfo | None:
     """The ``agent.json`` in ``module_dir`` (a ``module_checkpoint_dir``, found already), or
     None when it is an RLlib module directory. ``ValueError`` for another agent format."""
     path = Path(module_dir) / AGENT_FILE
     if not path.is_file():
         return None
     with open(path, encoding="utf-8") as fh:
-        info: dict[str, Any] = json.load(fh)
+        info: AgentInfo = json.load(fh)
     if info.get("format") != AGENT_FORMAT:
         raise ValueError(f"{path}: agent format {info.get('format')!r}, this version reads "
                          f"{AGENT_FORMAT}")  # fmt: skip
     return info
 
 
-def load_module(checkpoint: Any, module_id: str = DEFAULT_MODULE_ID) -> Any:
+def load_module(checkpoint: CheckpointLike, module_id: str = DEFAULT_MODULE_ID) -> TorchRLModule:
     """The RLModule of ``checkpoint`` (``module_checkpoint_dir``; an agent folder included)."""
     module_dir = module_checkpoint_dir(checkpoint, module_id)
     return load_module_at(module_dir, agent_info_at(module_dir))
 
 
-def load_module_at(module_dir: Path, info: dict[str, Any] | None) -> Any:
+def load_module_at(module_dir: Path, info: AgentInfo | None) -> TorchRLModule:
     """The RLModule in ``module_dir`` (a ``module_checkpoint_dir``, found already), whose
     ``agent_info_at`` is ``info``: an agent folder's weights in the module class it names, else
     RLlib's ``RLModule.from_checkpoint``."""
     if info is None:
         from ray.rllib.core.rl_module.rl_module import RLModule
+        from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
 
-        return RLModule.from_checkpoint(Path(module_dir).as_posix())
+        loaded = RLModule.from_checkpoint(Path(module_dir).as_posix())
+        if not isinstance(loaded, TorchRLModule):
+            raise ValueError(f"{module_dir}: a {type(loaded).__name__}, not a torch RLModule")
+        return loaded
     import torch
 
     if agent_ice(info) == DC_ICE:
@@ -192,7 +215,7 @@ def load_module_at(module_dir: Path, info: dict[str, Any] | None) -> Any:
     return module
 
 
-def agent_ice(info: dict[str, Any] | None) -> str:
+def agent_ice(info: AgentInfo | None) -> str:
     """The ice of an agent folder's ``info`` (``ICES``; no field: the platform's);
     ``ValueError`` for another."""
     ice = str((info or {}).get("ice", PLATFORM_ICE))
@@ -201,7 +224,7 @@ def agent_ice(info: dict[str, Any] | None) -> str:
     return ice
 
 
-def module_ice(module: Any) -> str:
+def module_ice(module: TorchRLModule) -> str:
     """``DC_ICE`` when ``module`` reads the DC env's observation (``dc_env.spaces``), else
     ``PLATFORM_ICE``."""
     from rllib_curling.dc_env.spaces import observation_space
@@ -209,7 +232,7 @@ def module_ice(module: Any) -> str:
     return DC_ICE if module.observation_space == observation_space("shots") else PLATFORM_ICE
 
 
-def _dc_module(module_dir: Path, info: dict[str, Any]) -> Any:
+def _dc_module(module_dir: Path, info: AgentInfo) -> TorchRLModule:
     """A DC agent's module, unloaded: ``rl.dc_models``' class in the DC env's spaces."""
     from rllib_curling.dc_env.config import DCEnvConfig
     from rllib_curling.dc_env.spaces import action_space, observation_space
@@ -224,7 +247,7 @@ def _dc_module(module_dir: Path, info: dict[str, Any]) -> Any:
     )
 
 
-def _platform_module(module_dir: Path, info: dict[str, Any]) -> Any:
+def _platform_module(module_dir: Path, info: AgentInfo) -> TorchRLModule:
     """A platform agent's module, unloaded: ``rl.models``' class in the env's spaces."""
     from rllib_curling.env.config import CurlingEnvConfig
     from rllib_curling.env.spaces import action_space, observation_space
@@ -241,8 +264,8 @@ def _platform_module(module_dir: Path, info: dict[str, Any]) -> Any:
 
 
 def export_agent(
-    checkpoint: Any,
-    out: Any,
+    checkpoint: CheckpointLike,
+    out: str | os.PathLike[str],
     *,
     module_id: str = DEFAULT_MODULE_ID,
     search: dict[str, Any] | None = None,
@@ -265,6 +288,8 @@ def export_agent(
         mode, sweep = "shots", False
         model_config = resolve_dc_model_config(module.model_config)
     else:
+        if module.action_space is None:
+            raise ValueError(f"{checkpoint}: its module has no action space")
         mode, sweep = action_mode(module.action_space)
         config_of = shot_config_of if mode == "shots" else model_config_of
         model_config = config_of(module.model_config, _module_rllib_keys())
@@ -292,7 +317,9 @@ def _module_rllib_keys() -> frozenset[str]:
     return DQN_KEYS
 
 
-def start_module_from(algorithm: Any, checkpoint: Any, module_id: str = DEFAULT_MODULE_ID) -> None:
+def start_module_from(
+    algorithm: Algorithm, checkpoint: CheckpointLike, module_id: str = DEFAULT_MODULE_ID
+) -> None:
     """Load the policy of ``checkpoint`` (``module_checkpoint_dir``: a single-agent run's
     ``default_policy`` or a league's ``"main"``; any algorithm's curling module, BC's and
     MARWIL's included) into the learner's module ``module_id``, and so into every env runner.
@@ -300,14 +327,15 @@ def start_module_from(algorithm: Any, checkpoint: Any, module_id: str = DEFAULT_
     from rllib_curling.errors import ConfigError
 
     source = load_module(checkpoint)
+    learners = algorithm.learner_group
+    if learners is None:
+        raise ConfigError(f"start_from {checkpoint}: this algorithm has no learner group")
+
+    def spaces(learner: Learner, _: object = None) -> tuple[object, object]:
+        return learner.module[module_id].observation_space, learner.module[module_id].action_space
+
     # The learner's module (offline algorithms have no env runners to ask).
-    calls = algorithm.learner_group.foreach_learner(
-        lambda learner: (
-            learner.module[module_id].observation_space,
-            learner.module[module_id].action_space,
-        )
-    )
-    obs_space, act_space = next(iter(calls)).get()
+    obs_space, act_space = next(iter(learners.foreach_learner(spaces))).get()
     if (source.observation_space, source.action_space) != (obs_space, act_space):
         raise ConfigError(
             f"start_from {checkpoint}: its policy has spaces {source.observation_space} / "
@@ -315,7 +343,7 @@ def start_module_from(algorithm: Any, checkpoint: Any, module_id: str = DEFAULT_
         )
     # What Algorithm.set_state does with a learner group's state, without assuming env runners
     # (offline algorithms have none).
-    algorithm.learner_group.set_state({"learner": {"rl_module": {module_id: source.get_state()}}})
+    learners.set_state({"learner": {"rl_module": {module_id: source.get_state()}}})
     for group in (algorithm.env_runner_group, algorithm.eval_env_runner_group):
         if group is not None:
             group.sync_weights(from_worker_or_learner_group=algorithm.learner_group,

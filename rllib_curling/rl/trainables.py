@@ -136,38 +136,40 @@ def _as_config(algo_cls: type[Algorithm], config: Any, env: Any) -> Any:
     return curling_defaults(algo_cls.__name__.removeprefix("Curling"), config)
 
 
-class _CurlingDefaults:
+if TYPE_CHECKING:  # the mixin stands in front of a stock Algorithm: type it as one
+    _MixinBase = Algorithm
+else:
+    _MixinBase = object
+
+
+class _CurlingDefaults(_MixinBase):
     """Mixin in front of a stock algorithm: the config gets :func:`curling_defaults` before the
     algorithm (or Tune, asking for its resources) sees it."""
 
     _stock: type[Algorithm]
 
-    if TYPE_CHECKING:  # Algorithm's, which this mixin stands in front of
-
-        def _check_component(self, name: str, components: Any, not_components: Any) -> bool: ...
-
     @override(Algorithm)
     def __init__(self, config: Any = None, env: Any = None, *args: Any, **kwargs: Any) -> None:
-        super().__init__(_as_config(self._stock, config, env), env, *args, **kwargs)  # type: ignore[call-arg]
+        super().__init__(_as_config(self._stock, config, env), env, *args, **kwargs)
 
     @classmethod
     @override(Algorithm)
     def default_resource_request(cls, config: Any) -> Any:
-        return super().default_resource_request(_as_config(cls._stock, config, None))  # type: ignore[misc]
+        return super().default_resource_request(_as_config(cls._stock, config, None))
 
     @override(Algorithm)
     def get_state(
         self, components: Any = None, *, not_components: Any = None, **kwargs: Any
-    ) -> Any:
-        state = super().get_state(components, not_components=not_components, **kwargs)  # type: ignore[misc]
+    ) -> dict[str, Any]:
+        state = super().get_state(components, not_components=not_components, **kwargs)
         metrics = _curling_metrics(self)
         if metrics is not None and self._check_component(CURLING_STATE, components, not_components):
             state[CURLING_STATE] = metrics.get_curriculum_state()
         return state
 
     @override(Algorithm)
-    def set_state(self, state: Any) -> None:
-        super().set_state(state)  # type: ignore[misc]
+    def set_state(self, state: dict[str, Any]) -> None:
+        super().set_state(state)
         metrics = _curling_metrics(self)
         if metrics is not None and CURLING_STATE in state:
             metrics.set_curriculum_state(self, state[CURLING_STATE])
