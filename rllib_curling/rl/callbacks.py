@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
@@ -279,9 +279,13 @@ def _env_config(algorithm: Algorithm) -> Mapping[str, Any]:
     return (config.env_config if config is not None else None) or {}
 
 
-def _set_opponents(algorithm: Algorithm, weights: dict[int | str, float]) -> None:
-    """Give every env runner's curling envs (the local one's too) the mixture ``weights``."""
+def on_every_env_runner(algorithm: Algorithm, call: Callable[[EnvRunner], object]) -> None:
+    """``call(runner)`` on every env runner of ``algorithm``, the local one included (none:
+    an offline algorithm)."""
     if algorithm.env_runner_group is not None:
-        algorithm.env_runner_group.foreach_env_runner(
-            lambda runner: set_env_opponents(runner.env, weights), local_env_runner=True
-        )
+        algorithm.env_runner_group.foreach_env_runner(call, local_env_runner=True)
+
+
+def _set_opponents(algorithm: Algorithm, weights: dict[int | str, float]) -> None:
+    """Give every env runner's curling envs the mixture ``weights``."""
+    on_every_env_runner(algorithm, lambda runner: set_env_opponents(runner.env, weights))

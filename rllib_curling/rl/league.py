@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ray.rllib.callbacks.callbacks import RLlibCallback
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -62,7 +62,21 @@ from rllib_curling.env.league import (
     snapshot_slot,
 )
 from rllib_curling.errors import ConfigError
-from rllib_curling.rl.callbacks import SamplingSpeed, WinRates, game_result, log_game
+from rllib_curling.rl.callbacks import (
+    SamplingSpeed,
+    WinRates,
+    game_result,
+    log_game,
+    on_every_env_runner,
+)
+
+if TYPE_CHECKING:
+    from ray.rllib.algorithms.algorithm import Algorithm
+    from ray.rllib.algorithms.algorithm_config import AlgorithmConfig
+    from ray.rllib.env.env_runner import EnvRunner
+    from ray.rllib.evaluation.episode_v2 import EpisodeV2
+    from ray.rllib.utils.metrics.metrics_logger import MetricsLogger
+    from ray.rllib.utils.typing import EpisodeType
 
 
 def league_mapping_fn(agent_id: Any, episode: Any = None, **kwargs: Any) -> str:
@@ -110,7 +124,7 @@ def snapshot_due(
     )
 
 
-def learner_final_info(episode: Any) -> dict[str, Any] | None:
+def learner_final_info(episode: EpisodeType | EpisodeV2) -> dict[str, Any] | None:
     """The learner's info on the last step of a finished ``CurlingLeagueEnv`` episode."""
     agent_episodes = getattr(episode, "agent_episodes", None) or {}
     learner = agent_episodes.get(LEARNER)
@@ -120,10 +134,10 @@ def learner_final_info(episode: Any) -> dict[str, Any] | None:
         info = learner.get_infos(-1)
     except (IndexError, KeyError, TypeError):
         return None
-    return info if game_result(info) is not None else None
+    return info if isinstance(info, dict) and game_result(info) is not None else None
 
 
-def set_league_on_runner(env_runner: Any, weights: dict[str, float]) -> int:
+def set_league_on_runner(env_runner: EnvRunner, weights: dict[str, float]) -> int:
     """``set_league(weights)`` on every ``CurlingLeagueEnv`` of an env runner; how many."""
     env = getattr(env_runner, "env", None)
     done = 0
@@ -149,7 +163,13 @@ class LeagueCallback(RLlibCallback):
         self.weights: dict[str, float] = {}
 
     @override(RLlibCallback)
-    def on_episode_end(self, *, episode: Any, metrics_logger: Any = None, **kwargs: Any) -> None:
+    def on_episode_end(
+        self,
+        *,
+        episode: EpisodeType | EpisodeV2,
+        metrics_logger: MetricsLogger | None = None,
+        **kwargs: Any,
+    ) -> None:
         info = learner_final_info(episode)
         if metrics_logger is None or info is None:
             return
@@ -162,7 +182,7 @@ class LeagueCallback(RLlibCallback):
         log_game(metrics_logger, result, info["score"])
 
     @override(RLlibCallback)
-    def on_algorithm_init(self, *, algorithm: Any, **kwargs: Any) -> None:
+    def on_algorithm_init(self, *, algorithm: Algorithm, **kwargs: Any) -> None:
         self._speed.start()
         config = _league_config(algorithm.config)
         if config.start_from:
@@ -170,7 +190,7 @@ class LeagueCallback(RLlibCallback):
         self._push(algorithm, pfsp_weights(self._opponents(config), {}, config))
 
     @override(RLlibCallback)
-    def on_train_result(self, *, algorithm: Any, result: dict, **kwargs: Any) -> None:
+    def on_train_result(self, *, algorithm: Algorithm, result: dict, **kwargs: Any) -> None:
         config = _league_config(algorithm.config)
         iteration = int(result.get("training_iteration", 0))
         stats = (result.get("env_runners") or {}).get("league") or {}
@@ -210,12 +230,14 @@ class LeagueCallback(RLlibCallback):
     def _opponents(self, config: LeagueConfig) -> list[str]:
         return [level_name(level) for level in config.levels] + list(self.snapshots)
 
-    def _add_snapshot(self, algorithm: Any, iteration: int, config: LeagueConfig) -> None:
+    def _add_snapshot(self, algorithm: Algorithm, iteration: int, config: LeagueConfig) -> None:
         """Freeze a copy of "main" as ``main_vN`` in its slot's module (rllib.md §8): the module
         is added the first time the slot is used, later overwritten."""
         self.versions += 1
         slot = snapshot_slot(self.versions, config.max_snapshots)
         main = algorithm.get_module(LEARNER)
+        if main is None:
+            raise ConfigError(f"a league run without its learner module {LEARNER!r}")
         if algorithm.get_module(slot) is None:
             algorithm.add_module(module_id=slot, module_spec=RLModuleSpec.from_module(main))
         state = {"learner_group": {"learner": {"rl_module": {slot: main.get_state()}}}}
@@ -223,15 +245,13 @@ class LeagueCallback(RLlibCallback):
         self.snapshots = [*self.snapshots, snapshot_name(self.versions)][-config.max_snapshots :]
         self.last_snapshot_iteration = iteration
 
-    def _push(self, algorithm: Any, weights: dict[str, float]) -> None:
+    def _push(self, algorithm: Algorithm, weights: dict[str, float]) -> None:
         """The new sampling weights to every env runner, the local one included."""
         self.weights = weights
-        algorithm.env_runner_group.foreach_env_runner(
-            lambda runner: set_league_on_runner(runner, weights), local_env_runner=True
-        )
+        on_every_env_runner(algorithm, lambda runner: set_league_on_runner(runner, weights))
 
 
-def start_learner_from(algorithm: Any, checkpoint: str) -> None:
+def start_learner_from(algorithm: Algorithm, checkpoint: str) -> None:
     """Load the policy of ``checkpoint`` into the learner ``"main"`` (``start_module_from``)."""
     from rllib_curling.rl.checkpoints import start_module_from
 
@@ -253,12 +273,12 @@ def resolve_start_from(env_config: dict[str, Any]) -> dict[str, Any]:
     return {**env_config, "league": league}
 
 
-def _league_config(algo_config: Any) -> LeagueConfig:
+def _league_config(algo_config: AlgorithmConfig | None) -> LeagueConfig:
     env_config = getattr(algo_config, "env_config", None) or {}
     return LeagueConfig.from_dict(env_config.get("league"))
 
 
-def configure_league(config: Any) -> Any:
+def configure_league(config: AlgorithmConfig) -> AlgorithmConfig:
     """What ``env: curling_league`` adds to an ``AlgorithmConfig`` (``rl.trainables``): the
     modules (``"main"``, trained; snapshots come later), the identity mapping, and
     ``LeagueCallback`` beside the user's callbacks. Idempotent; returns ``config``."""
