@@ -14,7 +14,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, TYPE_CHECKING, Any
 
 from rllib_curling.errors import ConfigError
 from rllib_curling.names import DEFAULT_MODULE_ID
@@ -29,6 +29,11 @@ from rllib_curling.rl.experiments import (
     check_resources,
 )
 from rllib_curling.rl.registration import register
+
+if TYPE_CHECKING:
+    from ray.rllib.algorithms.algorithm import Algorithm
+    from ray.rllib.algorithms.algorithm_config import AlgorithmConfig
+    from ray.tune import ResultGrid
 
 BEST_METRIC = "env_runners/episode_return_mean"
 #: Columns of the progress table: result key -> header.
@@ -100,7 +105,7 @@ def init_ray(address: str | None = None, num_cpus: int | None = None, verbose: i
 
 
 @contextlib.contextmanager
-def _stderr_to(file: Any) -> Iterator[None]:
+def _stderr_to(file: IO[bytes]) -> Iterator[None]:
     """Send file descriptor 2 (where C++ libraries log) to ``file`` for the block."""
     sys.stderr.flush()
     saved = os.dup(2)
@@ -113,7 +118,7 @@ def _stderr_to(file: Any) -> Iterator[None]:
         os.close(saved)
 
 
-def build_config(spec: ExperimentSpec) -> Any:
+def build_config(spec: ExperimentSpec) -> AlgorithmConfig:
     """The trial's config, checked (see ``rl.experiments``): an ``AlgorithmConfig``.
 
     For the curling envs the base is ``algorithm_configs.algorithm_config`` (the curling
@@ -162,7 +167,7 @@ def build_config(spec: ExperimentSpec) -> Any:
     return config
 
 
-def _absolute_input(config: Any) -> None:
+def _absolute_input(config: AlgorithmConfig) -> None:
     """Offline data folders (``input_``) relative to where ``rllib train`` runs, made absolute
     (Tune runs trials elsewhere); a missing one is a ``ConfigError``."""
     paths = config.input_
@@ -180,7 +185,7 @@ def _absolute_input(config: Any) -> None:
                 f"`curling dataset {path}`"
             )
         found.append(str(local.resolve()))
-    config.offline_data(input_=found)
+    config.offline_data(input_=found)  # type: ignore[arg-type]  # a list, as RLlib's docs allow
 
 
 def run_experiment(spec: ExperimentSpec, *, resume: bool = False, verbose: int = 0) -> str | None:
@@ -212,7 +217,7 @@ def run_experiment(spec: ExperimentSpec, *, resume: bool = False, verbose: int =
     else:
         tuner = tune.Tuner(
             spec.run,  # registered (the curling-aware class): trials are named PPO_curling_...
-            param_space=config,
+            param_space=config.to_dict(),  # what Tune makes of a config object
             tune_config=tune.TuneConfig(num_samples=int(spec.num_samples)),
             run_config=tune.RunConfig(
                 name=spec.name,
@@ -230,12 +235,13 @@ def run_experiment(spec: ExperimentSpec, *, resume: bool = False, verbose: int =
     return _best_checkpoint(results)
 
 
-def _best_checkpoint(results: Any) -> str | None:
+def _best_checkpoint(grid: ResultGrid) -> str | None:
+    results = [grid[i] for i in range(len(grid))]
     for result in results:
         if result.error:
             print(f"trial failed: {result.error}")
     try:
-        best = results.get_best_result(metric=BEST_METRIC, mode="max", filter_nan_and_inf=True)
+        best = grid.get_best_result(metric=BEST_METRIC, mode="max", filter_nan_and_inf=True)
         if best.checkpoint:
             return best.checkpoint.path
     except (RuntimeError, KeyError, ValueError):
@@ -246,19 +252,19 @@ def _best_checkpoint(results: Any) -> str | None:
     return None
 
 
-def _restore_on_init(config: Any, checkpoint: str) -> Any:
+def _restore_on_init(config: AlgorithmConfig, checkpoint: str) -> AlgorithmConfig:
     """Make every trial start from ``checkpoint`` (the former ``--restore``)."""
     from rllib_curling.rl.checkpoints import find_checkpoint
 
     path = str(find_checkpoint(checkpoint))
 
-    def restore(algorithm: Any, **_: Any) -> None:
+    def restore(algorithm: Algorithm, **_: object) -> None:
         algorithm.restore_from_path(path)
 
     return config.callbacks(on_algorithm_init=restore)
 
 
-def _start_from_on_init(config: Any, checkpoint: str) -> Any:
+def _start_from_on_init(config: AlgorithmConfig, checkpoint: str) -> AlgorithmConfig:
     """Every trial's policy starts with the weights of ``checkpoint``'s (``start_from``)."""
     from rllib_curling.rl.checkpoints import find_checkpoint, start_module_from
 
@@ -271,7 +277,7 @@ def _start_from_on_init(config: Any, checkpoint: str) -> Any:
 
     module_id = LEARNER if config.env == LEAGUE_ENV_NAME else DEFAULT_MODULE_ID
 
-    def start(algorithm: Any, **_: Any) -> None:
+    def start(algorithm: Algorithm, **_: object) -> None:
         start_module_from(algorithm, path, module_id)
 
     return config.callbacks(on_algorithm_init=start)
