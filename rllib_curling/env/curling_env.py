@@ -14,7 +14,8 @@ from rllib_curling.aiming.templates import TEMPLATES, Throw, template_table
 from rllib_curling.bots.levels import LEVELS, MAX_LEVEL
 from rllib_curling.client import CurlingClient
 from rllib_curling.env import actions
-from rllib_curling.env.config import SERVER_TIMEOUT_S, CurlingEnvConfig, opponent_weights
+from rllib_curling.env.config import SERVER_TIMEOUT_S, CurlingEnvConfig
+from rllib_curling.env.opponents import OpponentMixture
 from rllib_curling.env.rewards import REWARDS, game_reward, reward_docs
 from rllib_curling.env.servers import EnvServer
 from rllib_curling.env.spaces import (
@@ -25,7 +26,7 @@ from rllib_curling.env.spaces import (
     observe,
     throw_for,
 )
-from rllib_curling.errors import ConfigError, ConnectionLostError, PeerTimeoutError
+from rllib_curling.errors import ConnectionLostError, PeerTimeoutError
 from rllib_curling.observation import UNLIMITED_MAX_ENDS, observation_tables
 
 
@@ -168,10 +169,7 @@ class CurlingEnv(gym.Env):
         self._connections = 0
         self._generation = 0
         self._throw: Throw | None = None  # sent by send_action, awaiting finish_step
-        self._weights = self.config.opponents  # {opponent: weight}, set_opponents changes it
-        self._opponent: int | str = next(iter(self._weights))  # of the current connection
-        self._games_with_opponent = 0  # games started against it on this connection
-        self._opponent_rng = np.random.default_rng(self.config.seed)
+        self._opponents = OpponentMixture(self.config.opponents, self.config.seed)
 
     @classmethod
     def from_env_context(cls, env_context: Any) -> CurlingEnv:
@@ -197,7 +195,7 @@ class CurlingEnv(gym.Env):
         return self._server.web_url
 
     def _connect(self) -> CurlingClient:
-        key = self.config.connect_key(self._opponent)
+        key = self.config.connect_key(self._opponents.current)
         timeout = self.config.reply_timeout()
         client = self._server.connect_client(key=key, name=self.config.name, timeout=timeout)
         if self._server.generation != self._generation:  # a new private server: count afresh
@@ -208,40 +206,32 @@ class CurlingEnv(gym.Env):
     @property
     def opponent(self) -> int | str:
         """The opponent of the current (or next) game: a level or ``"external"``."""
-        return self._opponent
+        return self._opponents.current
 
     @property
     def opponents(self) -> dict[int | str, float]:
         """The opponents drawn from and their weights (``env.config.opponent_weights``)."""
-        return dict(self._weights)
+        return dict(self._opponents.weights)
 
     def set_opponents(self, opponent: Any) -> None:
         """Draw opponents from ``opponent`` (anything the ``opponent`` key takes) from the next
         pair of games on; the curriculum callback calls this. ``ConfigError`` (a ``ValueError``)
         for a bad one, or for a switch between built-in and external opponents."""
-        weights = opponent_weights(opponent)
-        if ("external" in weights) != ("external" in self._weights):
-            raise ConfigError("set_opponents cannot switch between built-in and external opponents")
-        self._weights = weights
+        self._opponents.set_weights(opponent)
 
     def _next_opponent(self) -> None:
         """At the start of a pair of games, draw the opponent; a different one means a new
         connection (with its key), the same one keeps the session (the hammer alternates)."""
-        if self._client is not None and self._games_with_opponent % 2 == 1:
+        if self._client is not None and self._opponents.in_pair():
             return  # the second game of a pair
-        if len(self._weights) == 1:
-            opponent = next(iter(self._weights))
-        else:
-            levels = list(self._weights)
-            p = np.array([self._weights[k] for k in levels])
-            opponent = levels[int(self._opponent_rng.choice(len(levels), p=p / p.sum()))]
-        if opponent != self._opponent or self._client is None:
+        opponent = self._opponents.draw()
+        if opponent != self._opponents.current or self._client is None:
             self._drop_connection()
-            self._opponent, self._games_with_opponent = opponent, 0
+            self._opponents.sit(opponent)
 
     def seed_opponents(self, seed: int | None) -> None:
         """Seed the draws of the opponent mixture (``reset(seed=...)`` does it too)."""
-        self._opponent_rng = np.random.default_rng(seed)
+        self._opponents.seed(seed)
 
     def disconnect(self) -> None:
         """Leave the game in progress (the server ends it); the next ``reset`` reconnects."""
@@ -253,7 +243,7 @@ class CurlingEnv(gym.Env):
             self._client = None
         self._in_game = False
         self._throw = None
-        self._games_with_opponent = 0
+        self._opponents.connection_closed()
 
     # -- Gymnasium API -----------------------------------------------------------------------
 
@@ -289,7 +279,7 @@ class CurlingEnv(gym.Env):
         else:
             raise ConnectionLostError(f"no game could be started on {self.address}")
         self._in_game = True
-        self._games_with_opponent += 1
+        self._opponents.game_started()
         self._scored = None
         self._scores_seen = len(self._client.end_scores)
         self._potential = self._house_potential()
@@ -397,7 +387,7 @@ class CurlingEnv(gym.Env):
             "score": (mine, theirs),
             "end_scores": list(client.end_scores),
             "result": client.result,
-            "opponent": self._opponent,
+            "opponent": self._opponents.current,
             "server": self.address,
             "game_id": f"{self.address}/{self._connections}/{client.games_started}",
         }
