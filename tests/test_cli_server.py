@@ -365,3 +365,34 @@ def test_replay_shot__records_of_earlier_versions_replay_with_their_shot_seed() 
         records.replay_shot(new, ends=4),
         Game.settle(GameState(position=before, shot=1), other.position).state.position,
     )
+
+
+def test_protocol_flags__every_flag_belongs_to_a_protocol() -> None:
+    from rllib_curling.cli.commands.server import PROTOCOL_FLAGS
+
+    args = build_parser().parse_args(["server"])
+    flags = set(vars(args)) - {"command", "func", "flag_defaults"}
+    assert flags == set().union(*PROTOCOL_FLAGS.values())
+    assert set(args.flag_defaults) == flags
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (
+            ["--protocol", "dc4", "--ends", "8"],
+            "--ends is for --protocol platform or --protocol dc3",
+        ),
+        (["--protocol", "dc4", "--tcp-port", "9"], "not --protocol dc4 (its port: --http-port)"),
+        (["--protocol", "dc3", "--key", "k"], "--key is for --protocol platform, not"),
+        (["--users", "u.txt"], "(the platform's server takes --key)"),
+    ],
+)
+def test_protocol_flags__a_flag_of_another_protocol_is_refused_in_one_line(
+    capsys: pytest.CaptureFixture[str], argv: list[str], says: str
+) -> None:
+    from rllib_curling.cli.curling import main
+
+    assert main(["server", *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and says in err[0], err

@@ -270,7 +270,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "(its network alone); repeat for more (needs the rl extra)",
     )  # fmt: skip
     p.add_argument("-v", "--verbose", action="count", default=0, help="-v info, -vv debug logs")
-    p.set_defaults(func=run)
+    every = sorted(set().union(*PROTOCOL_FLAGS.values()))
+    p.set_defaults(func=run, flag_defaults={dest: p.get_default(dest) for dest in every})
 
 
 def opponent_levels(text: str) -> tuple[int, ...]:
@@ -444,6 +445,52 @@ def _print_results(quiet: bool, bots: dict[int, int]) -> Callable[[int, int, Any
     return say
 
 
+#: The flags every protocol reads.
+COMMON_FLAGS = frozenset({"protocol", "host", "http_port", "seed", "log_dir", "opponent",
+                          "bot_first", "announce", "quiet", "verbose"})  # fmt: skip
+#: The flags each ``--protocol`` reads; another one given is refused in one line.
+PROTOCOL_FLAGS = {
+    "platform": COMMON_FLAGS | {
+        "tcp_port", "config", "no_http", "ends", "games", "turn_timeout", "compat_gap_ms",
+        "legacy_gap_ms", "keys", "sweep_window_ms", "blank_end", "ready_timeout",
+        "forfeit_after", "max_matches", "ports", "exit_with_parent", "parent_pid", "agent",
+    },
+    "dc3": COMMON_FLAGS | {"port0", "port1", "thinking_time", "extra_end_thinking_time", "ends",
+                           "games"},
+    "dc4": COMMON_FLAGS | {"users"},
+}  # fmt: skip
+#: What a flag's misplaced use should say instead (beside "--x is for --protocol P").
+FLAG_HINTS = {
+    ("tcp_port", "dc3"): "its ports: --port0 and --port1",
+    ("tcp_port", "dc4"): "its port: --http-port",
+    ("users", "platform"): "the platform's server takes --key",
+}
+
+
+def option_of(dest: str) -> str:
+    """The command line's spelling of the flag stored in ``dest``."""
+    return "--key" if dest == "keys" else "--" + dest.replace("_", "-")
+
+
+def check_protocol_flags(args: argparse.Namespace) -> None:
+    """``UsageError`` (one line) for a flag given that ``--protocol`` does not read."""
+    protocol = args.protocol
+    for dest, default in sorted(args.flag_defaults.items()):
+        if dest in PROTOCOL_FLAGS[protocol] or getattr(args, dest) == default:
+            continue
+        readers = [name for name, flags in PROTOCOL_FLAGS.items() if dest in flags]
+        where = " or ".join(f"--protocol {name}" for name in readers)
+        hint = FLAG_HINTS.get((dest, protocol))
+        raise UsageError(f"{option_of(dest)} is for {where}, not --protocol {protocol}"
+                         + (f" ({hint})" if hint else ""))  # fmt: skip
+
+
+def set_up_logging(verbose: int) -> None:
+    """The server's log lines on stderr: warnings, ``-v`` info, ``-vv`` debug."""
+    level = logging.WARNING - 10 * min(verbose, 2)
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
 def run_dc4(args: argparse.Namespace) -> int:
     """``--protocol dc4``: DC4's HTTP server (``server.dc4``)."""
     from rllib_curling.dc_seats import DC4Seats
@@ -454,8 +501,6 @@ def run_dc4(args: argparse.Namespace) -> int:
 
     bots = dc_bots(args, "dc4")
 
-    level = logging.WARNING - 10 * min(args.verbose, 2)
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         config = DC4ServerConfig(
             host=args.host,
@@ -492,10 +537,6 @@ def run_dc4(args: argparse.Namespace) -> int:
             seats.close()
 
 
-#: The flags only --protocol dc3 reads (their defaults: None, or the parser's).
-DC3_FLAGS = ("port0", "port1", "thinking_time")
-
-
 def run_dc3(args: argparse.Namespace) -> int:
     """``--protocol dc3``: DC3's TCP server on two ports (``server.dc3``)."""
     from rllib_curling.dc_seats import DC3Seats
@@ -504,13 +545,7 @@ def run_dc3(args: argparse.Namespace) -> int:
     from rllib_curling.server.dc3.runner import run_dc3_server
     from rllib_curling.server.dc3.tcp import DC3Server
 
-    for flag in ("tcp_port", "users"):
-        if getattr(args, flag) is not None:
-            name = "--" + flag.replace("_", "-")
-            raise UsageError(f"{name} is not for --protocol dc3 (its ports: --port0 and --port1)")
     bots = dc_bots(args, "dc3")
-    level = logging.WARNING - 10 * min(args.verbose, 2)
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     ports = (
         DEFAULT_PORTS[0] if args.port0 is None else args.port0,
         DEFAULT_PORTS[1] if args.port1 is None else args.port1,
@@ -561,23 +596,17 @@ def run_dc3(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     from rllib_curling.errors import ConfigError, ServerStartError
 
+    check_protocol_flags(args)
+    set_up_logging(args.verbose)
     if args.protocol == "dc4":
         return run_dc4(args)
     if args.protocol == "dc3":
         return run_dc3(args)
-    for flag in DC3_FLAGS:
-        if getattr(args, flag) is not None:
-            name = "--" + flag.replace("_", "-")
-            raise UsageError(f"{name} is for --protocol dc3")
-    if args.users:
-        raise UsageError("--users is for --protocol dc4 (the platform's server takes --key)")
     if args.opponent is not None and len(args.opponent) > 1:
         raise UsageError("--opponent N,M (bots on both sides) is for --protocol dc3")
     from rllib_curling.server import run_server
     from rllib_curling.server.console import printing
 
-    level = logging.WARNING - 10 * min(args.verbose, 2)
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         config = build_config(args)
     except ConfigError as exc:
