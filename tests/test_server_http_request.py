@@ -1,5 +1,6 @@
 """One HTTP request read from a stream, as the page's, DC4's and the DC watch page's servers read
-them; a request that cannot be read is refused with its status."""
+them; a request that cannot be read is refused with its status. An answer's head, as they write
+it."""
 
 from __future__ import annotations
 
@@ -7,7 +8,14 @@ import asyncio
 
 import pytest
 
-from rllib_curling.server.http_request import MAX_HEAD, Request, UnreadableRequest, read_request
+from rllib_curling.server.http_request import (
+    MAX_HEAD,
+    Request,
+    UnreadableRequest,
+    read_request,
+    reason,
+    response_head,
+)
 
 
 def _read(data: bytes, max_body: int = 1024) -> Request:
@@ -50,3 +58,12 @@ def test_read_request__unreadable_requests_are_refused_with_a_status(
 def test_read_request__a_stream_that_ends_mid_request_is_an_incomplete_read() -> None:
     with pytest.raises(asyncio.IncompleteReadError):
         _read(b"GET / HTTP/1.1\r\n")
+
+
+def test_response_head__status_line_headers_and_the_blank_line() -> None:
+    head = response_head(404, [("Content-Type", "application/json"), ("Content-Length", "2")])
+    assert head == (
+        b"HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n"
+    )
+    assert response_head(299, []) == b"HTTP/1.1 299 \r\n\r\n"  # a status HTTP does not name
+    assert reason(429) == "Too Many Requests"

@@ -1,13 +1,16 @@
-"""Reading one HTTP/1.1 request from an asyncio stream: the small part of HTTP that the page's
-server (``server.web.http``), the DC4 server (``server.dc4.http``) and the DC watch page's server
-(``server.dc_watch.http``) share. Each answers in its own words: a bad request raises
-``UnreadableRequest`` (status and an English reason), which each server turns into its own refusal.
+"""Reading one HTTP/1.1 request from an asyncio stream, and the head of an answer: the small part
+of HTTP that the page's server (``server.web.http``), the DC4 server (``server.dc4.http``) and the
+DC watch page's server (``server.dc_watch.http``) share. Each answers in its own words: a bad
+request raises ``UnreadableRequest`` (status and an English reason), which each server turns into
+its own refusal; each chooses its own headers for ``response_head``.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 from dataclasses import dataclass
+from http import HTTPStatus
 
 #: The longest request head and body a server reads (bytes).
 MAX_HEAD = 16 * 1024
@@ -64,3 +67,20 @@ async def read_request(reader: asyncio.StreamReader, max_body: int = MAX_BODY) -
         raise UnreadableRequest(413, f"A body must be 0..{max_body} bytes")
     body = await reader.readexactly(length) if length else b""
     return Request(parts[0], parts[1], headers, body)
+
+
+def reason(status: int) -> str:
+    """The reason phrase of ``status`` (``"Not Found"``); empty for a status HTTP does not name."""
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""
+
+
+def response_head(status: int, headers: Iterable[tuple[str, str]]) -> bytes:
+    """An answer's head: the status line, ``headers`` (name, value), and the blank line."""
+    lines = [
+        f"HTTP/1.1 {status} {reason(status)}",
+        *(f"{name}: {value}" for name, value in headers),
+    ]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")

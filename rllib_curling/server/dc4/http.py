@@ -55,18 +55,13 @@ from rllib_curling.server.dc4.config import DC4ServerConfig
 from rllib_curling.server.dc4.match import DC4Match
 from rllib_curling.server.dc_watch.http import encode_answer
 from rllib_curling.server.dc_watch.page import WatchPage
-from rllib_curling.server.http_request import UnreadableRequest, read_request
+from rllib_curling.server.http_request import UnreadableRequest, read_request, response_head
 from rllib_curling.server.records import RECORD_VERSION, GameRecorder
 
 log = logging.getLogger("rllib_curling.server.dc4")
 
 REQUEST_TIMEOUT_S = 10.0
 _MATCH_PATH = re.compile(r"^/matches/([^/]+)/(stream|viewer|end-setup)$")
-_REASONS = {
-    200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found",
-    405: "Method Not Allowed", 409: "Conflict", 413: "Content Too Large",
-    422: "Unprocessable Entity", 500: "Internal Server Error",
-}  # fmt: skip
 
 
 class _Plain(HttpRefusal):
@@ -243,10 +238,10 @@ class DC4Server:
     async def _stream(
         self, writer: asyncio.StreamWriter, match: DC4Match, team: int | None
     ) -> None:
-        head = ["HTTP/1.1 200 OK", f"Content-Type: {sse.CONTENT_TYPE}"]
-        head += [f"{name}: {value}" for name, value in sse.STREAM_HEADERS if name != "Connection"]
-        head += ["Transfer-Encoding: chunked", "Connection: close"]
-        writer.write(("\r\n".join(head) + "\r\n\r\n").encode())
+        head = [("Content-Type", sse.CONTENT_TYPE)]
+        head += [(name, value) for name, value in sse.STREAM_HEADERS if name != "Connection"]
+        head += [("Transfer-Encoding", "chunked"), ("Connection", "close")]
+        writer.write(response_head(200, head))
         queue = match.subscribe(team)
         try:
             while True:
@@ -303,7 +298,6 @@ def _respond(
     writer: asyncio.StreamWriter, status: int, body: Any, headers: tuple[tuple[str, str], ...] = ()
 ) -> None:
     data = json.dumps(body, ensure_ascii=False, allow_nan=False).encode()
-    lines = [f"HTTP/1.1 {status} {_REASONS.get(status, '')}", "Content-Type: application/json",
-             f"Content-Length: {len(data)}", "Connection: close"]  # fmt: skip
-    lines += [f"{name}: {value}" for name, value in headers]
-    writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + data)
+    head = [("Content-Type", "application/json"), ("Content-Length", str(len(data))),
+            ("Connection", "close"), *headers]  # fmt: skip
+    writer.write(response_head(status, head) + data)

@@ -18,26 +18,19 @@ from rllib_curling.dc_protocol import sse
 from rllib_curling.errors import ServerStartError
 from rllib_curling.server.dc_watch.feed import StateFeed
 from rllib_curling.server.dc_watch.page import Answer, WatchPage
-from rllib_curling.server.http_request import UnreadableRequest, read_request
+from rllib_curling.server.http_request import UnreadableRequest, read_request, reason, response_head
 from rllib_curling.server.loop_thread import LoopThread
 
 REQUEST_TIMEOUT_S = 10.0
 STREAM_PATH = "/watch/api/stream/{match_id}"
 _STREAM_PREFIX = STREAM_PATH.split("{", 1)[0]
-_REASONS = {
-    200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed",
-    413: "Content Too Large",
-}  # fmt: skip
 
 
 def encode_answer(answer: Answer) -> bytes:
     """The HTTP/1.1 bytes of ``answer`` (``Connection: close``)."""
-    head = [
-        f"HTTP/1.1 {answer.status} {_REASONS.get(answer.status, '')}",
-        f"Content-Type: {answer.content_type}", f"Content-Length: {len(answer.body)}",
-        "Cache-Control: no-cache", "Connection: close",
-    ]  # fmt: skip
-    return ("\r\n".join(head) + "\r\n\r\n").encode() + answer.body
+    head = [("Content-Type", answer.content_type), ("Content-Length", str(len(answer.body))),
+            ("Cache-Control", "no-cache"), ("Connection", "close")]  # fmt: skip
+    return response_head(answer.status, head) + answer.body
 
 
 class WatchServer:
@@ -108,7 +101,7 @@ class WatchServer:
             answer = self.page.answer(path) if method == "GET" else None
             if answer is None:
                 status = 404 if method == "GET" else 405
-                answer = Answer.json({"detail": _REASONS[status]}, status)
+                answer = Answer.json({"detail": reason(status)}, status)
             writer.write(encode_answer(answer))
             await asyncio.wait_for(writer.drain(), REQUEST_TIMEOUT_S)
         except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError,
@@ -119,9 +112,9 @@ class WatchServer:
             writer.close()
 
     async def _stream(self, writer: asyncio.StreamWriter, feed: StateFeed) -> None:
-        head = ["HTTP/1.1 200 OK", f"Content-Type: {sse.CONTENT_TYPE}", "Cache-Control: no-cache",
-                "Connection: close"]  # fmt: skip
-        writer.write(("\r\n".join(head) + "\r\n\r\n").encode())
+        head = [("Content-Type", sse.CONTENT_TYPE), ("Cache-Control", "no-cache"),
+                ("Connection", "close")]  # fmt: skip
+        writer.write(response_head(200, head))
         queue = feed.subscribe()
         try:
             while True:

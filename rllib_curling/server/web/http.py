@@ -37,7 +37,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from rllib_curling.errors import ServerStartError
-from rllib_curling.server.http_request import UnreadableRequest, read_request
+from rllib_curling.server.http_request import UnreadableRequest, read_request, response_head
 from rllib_curling.server.web.desk import Desk, SeatRefused
 from rllib_curling.server.web.events import sheet_geometry, shot_frames
 from rllib_curling.server.web.hub import Watcher, WatchHub
@@ -54,11 +54,6 @@ CONTENT_TYPES = {
     ".png": "image/png",
     ".svg": "image/svg+xml",
 }
-_REASONS = {
-    200: "OK", 204: "No Content", 400: "Bad Request", 403: "Forbidden", 404: "Not Found",
-    405: "Method Not Allowed", 409: "Conflict", 413: "Content Too Large",
-    429: "Too Many Requests", 500: "Internal Server Error", 503: "Service Unavailable",
-}  # fmt: skip
 
 
 class HttpError(Exception):
@@ -331,10 +326,9 @@ def _json_object(body: bytes) -> dict[str, Any]:
 
 
 def _stream_head(writer: asyncio.StreamWriter) -> None:
-    writer.write(
-        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n"
-        b"Connection: close\r\nX-Accel-Buffering: no\r\n\r\nretry: 1000\n\n"
-    )
+    head = response_head(200, [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"),
+                               ("Connection", "close"), ("X-Accel-Buffering", "no")])  # fmt: skip
+    writer.write(head + b"retry: 1000\n\n")
 
 
 def _respond(
@@ -343,12 +337,10 @@ def _respond(
     if not isinstance(body, bytes):
         body = json.dumps(body, allow_nan=False).encode()
         content_type = "application/json"
-    head = (
-        f"HTTP/1.1 {status} {_REASONS.get(status, '')}\r\n"
-        f"Content-Type: {content_type or 'text/plain'}\r\nContent-Length: {len(body)}\r\n"
-        "Cache-Control: no-store\r\nConnection: close\r\nX-Content-Type-Options: nosniff\r\n\r\n"
-    )
-    writer.write(head.encode() + body)
+    head = [("Content-Type", content_type or "text/plain"), ("Content-Length", str(len(body))),
+            ("Cache-Control", "no-store"), ("Connection", "close"),
+            ("X-Content-Type-Options", "nosniff")]  # fmt: skip
+    writer.write(response_head(status, head) + body)
 
 
 def _int(text: str, default: int) -> int:
