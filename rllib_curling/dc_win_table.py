@@ -6,7 +6,7 @@ scores).
 
 The one measured fact is how often DC's hammer team scores each number of points in an end
 (``win_odds.END_SCORES``), counted over DC games of our own bots on the fcv1 ice with DC's noise
-(``measurements/build_dc_win_table.py``); ``data/dc_win_table.json`` holds it and says which
+(``measurements/build_win_table.py --ice dc``); ``data/dc_win_table.json`` holds it and says which
 games it came from. DC level 8 (``dc_bots.search``) values positions with it::
 
     table = dc_win_table.load()

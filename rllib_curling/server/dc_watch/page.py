@@ -18,7 +18,9 @@ from typing import Any, Literal
 
 from rllib_curling import dc_sheet as s
 
-#: The page's own files (``dc_watch/static``) and the platform page's files it borrows.
+#: The page's own files (``dc_watch/static``) and the platform page's files it borrows: the
+#: look, the languages and the drawing have one source (``server/web/static``); only the page
+#: (its few lines of HTML head and its layout) and its script are DC's own.
 OWN_FILES = ("watch.html", "watch.js")
 BORROWED_FILES = ("sheet.js", "game.js", "i18n.js", "style.css")
 CONTENT_TYPES = {
