@@ -78,3 +78,8 @@ def refuse_unknown_keys(
         found = f"unknown {name}keys {unknown}"
     head = f"{where}: " if where else ""
     raise ConfigError(f"{head}{found}; valid keys: {sorted(map(str, known))}")
+
+
+def shown(text: str, limit: int = 120) -> str:
+    """``text`` quoted for an error message (``repr``), cut after ``limit`` characters."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"… ({len(text)} chars)"

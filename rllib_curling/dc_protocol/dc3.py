@@ -38,7 +38,7 @@ from rllib_curling.dc_protocol.dc3_state import (
 )
 from rllib_curling.dc_protocol.fields import Node
 from rllib_curling.dc_protocol.refusals import InvalidFields, JsonObject
-from rllib_curling.errors import ProtocolError
+from rllib_curling.errors import ProtocolError, shown
 
 #: The protocol version DC3's server announces in ``dc``.
 PROTOCOL_VERSION = (2, 0)
@@ -254,21 +254,21 @@ def decode(line: str | bytes) -> Message:
     """The message in one line (with or without its ``\\n`` / ``\\r\\n``); raises ProtocolError."""
     text = line.decode("utf-8", errors="replace") if isinstance(line, bytes) else line
     text = text.rstrip("\r\n")
-    shown = _show(text)
+    quoted = shown(text)
     try:
         obj = json.loads(text, parse_constant=_refuse_constant)
     except _NonFinite as err:
-        raise ProtocolError(f"{shown} holds {err}; allowed: finite numbers") from err
+        raise ProtocolError(f"{quoted} holds {err}; allowed: finite numbers") from err
     except ValueError as err:
         raise ProtocolError(
-            f"malformed JSON {shown}: {err}; allowed: one JSON object per line"
+            f"malformed JSON {quoted}: {err}; allowed: one JSON object per line"
         ) from err
     if not isinstance(obj, dict):
-        raise ProtocolError(f'{shown} is not a JSON object; allowed: an object with a "cmd"')
+        raise ProtocolError(f'{quoted} is not a JSON object; allowed: an object with a "cmd"')
     cmd = obj.get("cmd")
     reader = _READERS.get(cmd) if isinstance(cmd, str) else None
     if reader is None:
-        raise ProtocolError(f"unknown cmd {cmd!r} in {shown}; allowed: {sorted(_READERS)}")
+        raise ProtocolError(f"unknown cmd {cmd!r} in {quoted}; allowed: {sorted(_READERS)}")
     root = Node.root(obj)
     try:
         msg = reader(root)
@@ -278,10 +278,6 @@ def decode(line: str | bytes) -> Message:
     if root.issues:
         raise ProtocolError(f"{cmd} message: {InvalidFields(root.issues)}", keyword=cmd)
     return msg
-
-
-def _show(text: str, limit: int = 120) -> str:
-    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"… ({len(text)} chars)"
 
 
 class LineDecoder:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from enum import Enum
 
-from rllib_curling.errors import ProtocolError
+from rllib_curling.errors import ProtocolError, shown
 from rllib_curling.protocol.base import (
     EMPTIES_TO_CLOSE,
     N_COORDS,
@@ -129,7 +129,7 @@ def decode(text: str, direction: Direction) -> Message:
     messages = decode_all(text, direction)
     if len(messages) != 1:
         raise ProtocolError(
-            f"{_show(text)} holds {len(messages)} messages; allowed: one (use decode_all)"
+            f"{shown(text)} holds {len(messages)} messages; allowed: one (use decode_all)"
         )
     return messages[0]
 
@@ -145,10 +145,6 @@ def decode_all(text: str, direction: Direction) -> list[Message]:
             raise item
         messages.append(item)
     return messages
-
-
-def _show(text: str, limit: int = 120) -> str:
-    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"… ({len(text)} chars)"
 
 
 def _decode_items(text: str, direction: Direction) -> list[Message | ProtocolError]:
@@ -189,7 +185,7 @@ def _decode_one(text: str, direction: Direction) -> Message | ProtocolError:
         try:
             return cls.parse_args(args)
         except ProtocolError as err:
-            return ProtocolError(f"{err} (message: {_show(text)})", keyword=cls.KEYWORD)
+            return ProtocolError(f"{err} (message: {shown(text)})", keyword=cls.KEYWORD)
     match = _KEYWORD_RE.match(text)
     word = match.group(0).upper() if match else ""
     rest = text[len(word) :]
@@ -202,7 +198,7 @@ def _decode_one(text: str, direction: Direction) -> Message | ProtocolError:
     try:
         return cls.parse_args(rest)
     except ProtocolError as err:
-        return ProtocolError(f"{err} (message: {_show(text)})", keyword=cls.KEYWORD)
+        return ProtocolError(f"{err} (message: {shown(text)})", keyword=cls.KEYWORD)
 
 
 class StreamDecoder:
