@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from positions import pos  # rows by keyword; the points below are in DC's frame
 
 from rllib_curling import dc_rules, dc_sheet
 from rllib_curling.errors import ConfigError, InvalidThrowError, RuleError
@@ -13,14 +14,6 @@ R = dc_sheet.HOUSE_SCORE_RADIUS
 r = dc_sheet.STONE_RADIUS
 GUARD = (0.6, 35.0)  # in the free guard zone, off the centre line
 CENTRE_GUARD = (0.0, 35.0)  # in the free guard zone, on the centre line
-
-
-def pos(**stones: tuple[float, float]) -> np.ndarray:
-    """Position from keyword rows: ``pos(s0=(x, y), s3=(x, y))``."""
-    out = np.zeros((16, 2))
-    for name, xy in stones.items():
-        out[int(name[1:])] = xy
-    return out
 
 
 def at(d: float, angle: float = 0.0) -> tuple[float, float]:
