@@ -5,6 +5,7 @@ dc3 --agent`` against our DC3 server."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -118,6 +119,39 @@ def test_play_dc_match__an_agent_plays_a_dc_level(tmp_path: Path) -> None:
     match = play_dc_match(agent, make_dc_bot(0), 2, DCGameConfig(standard_end_count=1), seed=3)
     assert match.a_teams == (0, 1) and len(match.games) == 2
     assert all(g.shots >= 16 for g in match.games)
+
+
+def test_rllib_evaluate__a_dc_agent_plays_our_dc_levels_on_dc_ice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rllib_curling.cli.rllib import main
+
+    folder = str(dc_agent(tmp_path))
+    argv = ["evaluate", folder, "--episodes", "2", "--opponent", "0,1", "--ends", "1"]
+    assert main([*argv, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert report["ice"] == "fcv1" and [r["opponent"] for r in report["opponents"]] == [0, 1]
+    for row in report["opponents"]:
+        assert row["games"] == 2 and row["hammer_games"] == 1  # the teams alternate
+        assert row["wins"] + row["draws"] + row["losses"] == 2
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "DC level 1 game 2:" in out and re.search(r"DC level 0 +2 ", out)
+
+
+@pytest.mark.parametrize(
+    ("flags", "says"),
+    [(["--watch"], "--watch is for platform agents"), (["--search", "4"], "policy alone"),
+     (["--server", "127.0.0.1:7788"], "evaluated in-process")],
+)  # fmt: skip
+def test_rllib_evaluate__a_dc_agent_refuses_platform_options_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], says: str
+) -> None:
+    from rllib_curling.cli.rllib import main
+
+    assert main(["evaluate", str(dc_agent(tmp_path)), *flags]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and says in err[0], err
 
 
 def free_port() -> int:

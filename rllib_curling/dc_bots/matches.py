@@ -97,13 +97,21 @@ class DCMatchResult:
 
 
 def play_dc_match(
-    a: DCBot, b: DCBot, games: int, config: DCGameConfig | None = None, seed: int = 0
+    a: DCBot,
+    b: DCBot,
+    games: int,
+    config: DCGameConfig | None = None,
+    seed: int = 0,
+    progress: Callable[[int, int, DCGameResult], None] | None = None,
 ) -> DCMatchResult:
-    """``games`` DC games of ``a`` against ``b``, alternating teams, seeded from ``seed``."""
+    """``games`` DC games of ``a`` against ``b``, alternating teams, seeded from ``seed``;
+    ``progress(g, a_team, result)`` after each game."""
     results, teams = [], []
     for g, rng in enumerate(np.random.default_rng(seed).spawn(games)):
         a_team = g % 2
         bots = (a, b) if a_team == 0 else (b, a)
         results.append(play_dc_game(bots, config, rng))
         teams.append(a_team)
+        if progress is not None:
+            progress(g, a_team, results[-1])
     return DCMatchResult(a=a.name, b=b.name, games=tuple(results), a_teams=tuple(teams))

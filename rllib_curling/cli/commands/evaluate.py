@@ -38,6 +38,9 @@ alternating; the table gives won, drawn and lost games, the win rate with draws 
 and the mean score. The games' seeds (--seed) are never ones training uses (training servers
 draw random seeds) nor ones curling rate uses.
 
+A Digital Curling agent (trained on curling_dc) plays our DC levels instead, on DC's ice with
+DC's noise and rules, in-process (no server), the teams alternating.
+
 --watch shows the games on a web page (one URL for every opponent, printed first): live while
 they are played, and afterwards every game of the evaluation, until Ctrl+C.
 """
@@ -166,13 +169,14 @@ def evaluate(
     return result
 
 
-def table(results: list[EvaluationResult]) -> str:
-    """One row per opponent: games, W/D/L, win rate (draws half), mean score."""
-    rows = ["opponent  games    W    D    L  win rate  mean score"]
+def table(results: list[EvaluationResult], what: str = "level") -> str:
+    """One row per opponent (``what`` and its level): games, W/D/L, win rate (draws half),
+    mean score."""
+    rows = [f"{'opponent':<{len(what) + 5}}games    W    D    L  win rate  mean score"]
     for r in results:
         d = r.as_dict()
         rows.append(
-            f"level {r.opponent:<3d} {r.games:6d} {r.wins:4d} {r.draws:4d} {r.losses:4d}"
+            f"{what} {r.opponent:<3d} {r.games:6d} {r.wins:4d} {r.draws:4d} {r.losses:4d}"
             f"  {100 * r.win_rate:6.1f} %  {d['mean_points_for']:.2f} - "
             f"{d['mean_points_against']:.2f}"
         )
@@ -205,6 +209,8 @@ def run(args: argparse.Namespace) -> int:
         path = find_checkpoint(args.checkpoint)
     except (FileNotFoundError, ValueError) as exc:
         raise UsageError(str(exc)) from None
+    if _ice_of(str(path), args.module_id) == "fcv1":
+        return run_dc(args, str(path))
     options = SearchOptions.from_args(args)
     player = load_player(str(path), args.module_id, options, seed=args.seed)
     if args.watch and args.server != "auto":
@@ -236,6 +242,36 @@ def run(args: argparse.Namespace) -> int:
             print(table(results))
         if watch is not None:
             return _show_all(records, watch["http_port"], sys.stderr if args.json else sys.stdout)
+    return 0
+
+
+def _ice_of(checkpoint: str, module_id: str) -> str:
+    """The ice the agent of ``checkpoint`` plays on (``rl.checkpoints.ICES``)."""
+    from rllib_curling.agent.policy import load_policy
+
+    try:
+        return load_policy(checkpoint, module_id, ice=None).ice
+    except (FileNotFoundError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+
+
+def run_dc(args: argparse.Namespace, path: str) -> int:
+    """A DC agent: its games against our DC levels on DC's ice (``evaluate_dc``)."""
+    from rllib_curling.cli.commands.evaluate_dc import check_dc_options, evaluate_dc
+
+    check_dc_options(args)
+    if not args.json:
+        print(f"evaluating {path} on Digital Curling's ice against our DC levels", flush=True)
+    results = [
+        evaluate_dc(path, args.episodes, level, args.ends, args.seed + level, args.module_id,
+                    echo=not args.json)
+        for level in args.opponent
+    ]  # fmt: skip
+    if args.json:
+        print(json.dumps({"checkpoint": path, "ice": "fcv1",
+                          "opponents": [r.as_dict() for r in results]}))  # fmt: skip
+    else:
+        print(table(results, "DC level"))
     return 0
 
 

@@ -1,0 +1,69 @@
+"""``rllib evaluate`` of a Digital Curling agent (``agent.json``'s ``"ice": "fcv1"``, or a
+checkpoint of ``curling_dc``): its games against our DC levels on DC's ice with DC's noise and
+rules, in-process (``dc_bots.matches``: no server, no clock), the teams alternating; the same
+table as the platform's evaluation. Team 1 has the hammer in DC's first end."""
+
+from __future__ import annotations
+
+import argparse
+
+from rllib_curling.cli import UsageError
+from rllib_curling.cli.commands.evaluate import EvaluationResult
+
+
+def check_dc_options(args: argparse.Namespace) -> None:
+    """``UsageError`` (one line) for the options a DC evaluation has no use for."""
+    if args.server != "auto":
+        raise UsageError(
+            "a DC agent is evaluated in-process: --server is for platform agents (put it on "
+            "a DC server with `curling play --protocol dc3|dc4`)"
+        )
+    if args.watch:
+        raise UsageError(
+            "--watch is for platform agents (watch DC games with `curling server --protocol "
+            "dc4 --opponent N` and `curling play --protocol dc4`)"
+        )
+    if (args.search, args.samples, args.value_weight) != (None, None, None):
+        raise UsageError(
+            "a DC agent plays its policy alone: --search, --samples and --value-weight are "
+            "for platform agents"
+        )
+
+
+def evaluate_dc(
+    checkpoint: str,
+    episodes: int,
+    opponent: int,
+    ends: int,
+    seed: int,
+    module_id: str,
+    echo: bool = True,
+) -> EvaluationResult:
+    """``episodes`` DC games of the agent of ``checkpoint`` against DC level ``opponent``
+    (``ends`` per game, seeded from ``seed``), from the agent's view."""
+    from rllib_curling.agent.dc_player import load_dc_agent
+    from rllib_curling.dc_bots.levels import make_dc_bot
+    from rllib_curling.dc_bots.matches import DCGameResult, play_dc_match
+    from rllib_curling.dc_game import DCGameConfig
+    from rllib_curling.game import result_of
+
+    try:
+        agent = load_dc_agent(checkpoint, module_id)
+    except (FileNotFoundError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+    result = EvaluationResult(opponent=opponent)
+
+    def count(g: int, team: int, game: DCGameResult) -> None:
+        mine, theirs = game.totals[team], game.totals[1 - team]
+        outcome = result_of(float(game.winner == team), float(game.winner == 1 - team))
+        result.add(outcome, mine, theirs, hammer=team == 1)
+        line = (f"DC level {opponent} game {g + 1}: {outcome} {mine}-{theirs} "
+                f"({'hammer' if team == 1 else 'no hammer'} in end 1) ends "
+                f"{list(game.end_scores)}")  # fmt: skip
+        result.lines.append(line)
+        if echo:
+            print(line, flush=True)
+
+    config = DCGameConfig(standard_end_count=ends)
+    play_dc_match(agent, make_dc_bot(opponent), episodes, config, seed, progress=count)
+    return result
