@@ -27,7 +27,6 @@ a connection to a match closes it (no half-open sockets are left behind).
 from __future__ import annotations
 
 import asyncio
-import errno
 import functools
 import logging
 import secrets
@@ -42,6 +41,7 @@ from rllib_curling.errors import ServerStartError
 from rllib_curling.server.config import ServerConfig
 from rllib_curling.server.connection import Connection, SeatLost
 from rllib_curling.server.console import CONSOLE, game_line, lobby_line, refused_line
+from rllib_curling.server.listen import listen
 from rllib_curling.server.match import Match
 from rllib_curling.server.people import AgentFactory, PeopleDesk, PersonPlayer
 from rllib_curling.server.players import BotPlayer, Player, RemotePlayer, ready_client
@@ -141,18 +141,10 @@ class CurlingServer:
 
     async def _listen(self, room: Room, host: str) -> None:
         port = self.config.tcp_port + room.index if self.config.tcp_port else 0
-        try:
-            room.listener = await asyncio.start_server(
-                functools.partial(self._on_connect, room), host, port
-            )
-        except OSError as exc:
-            if exc.errno == errno.EADDRINUSE:
-                raise ServerStartError(f"TCP port {port} on {host} is already in use") from None
-            raise ServerStartError(
-                f"cannot listen on {host}:{port}: {exc.strerror or exc}"
-            ) from None
-        sockname = room.listener.sockets[0].getsockname()
-        room.address = (str(sockname[0]), int(sockname[1]))
+        room.listener, room.address = await listen(
+            functools.partial(self._on_connect, room), host, port, what="TCP port",
+            option="--tcp-port",
+        )  # fmt: skip
 
     def _close_listeners(self) -> None:
         for room in self.rooms:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime
-import errno
 import functools
 import logging
 import secrets
@@ -33,6 +32,7 @@ from rllib_curling.server.dc3.game import DC3Game
 from rllib_curling.server.dc_watch.feed import StateFeed
 from rllib_curling.server.dc_watch.http import STREAM_PATH, WatchServer
 from rllib_curling.server.dc_watch.page import WatchPage
+from rllib_curling.server.listen import listen
 from rllib_curling.server.records import RECORD_VERSION, GameRecorder
 
 log = logging.getLogger("rllib_curling.server.dc3")
@@ -76,24 +76,16 @@ class DC3Server:
         host = self.config.host
         for team, port in enumerate(self.config.ports):
             try:
-                server = await asyncio.start_server(
-                    functools.partial(self._on_connect, team), host, port
-                )
-            except OSError as exc:
+                server, address = await listen(
+                    functools.partial(self._on_connect, team), host, port,
+                    what=f"{TEAMS[team]}'s port", option=f"--port{team}",
+                )  # fmt: skip
+            except ServerStartError:
                 for s in self._servers:
                     s.close()
-                option = f"--port{team}"
-                if exc.errno == errno.EADDRINUSE:
-                    raise ServerStartError(
-                        f"{TEAMS[team]}'s port {port} on {host} is already in use (choose "
-                        f"another with {option}, or 0 for a free one)"
-                    ) from None
-                raise ServerStartError(
-                    f"cannot listen on {host}:{port}: {exc.strerror or exc}"
-                ) from None
+                raise
             self._servers.append(server)
-            sockname = server.sockets[0].getsockname()
-            self.addresses.append((str(sockname[0]), int(sockname[1])))
+            self.addresses.append(address)
         if self.watch is not None:
             try:
                 await self.watch.start()

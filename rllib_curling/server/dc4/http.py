@@ -28,7 +28,6 @@ bots.
 from __future__ import annotations
 
 import asyncio
-import errno
 import json
 import logging
 import re
@@ -50,12 +49,12 @@ from rllib_curling.dc_protocol.refusals import (
     InvalidFields,
     NotFound,
 )
-from rllib_curling.errors import ServerStartError
 from rllib_curling.server.dc4.config import DC4ServerConfig
 from rllib_curling.server.dc4.match import DC4Match
 from rllib_curling.server.dc_watch.http import encode_answer
 from rllib_curling.server.dc_watch.page import WatchPage
 from rllib_curling.server.http_request import UnreadableRequest, read_request, response_head
+from rllib_curling.server.listen import listen
 from rllib_curling.server.records import RECORD_VERSION, GameRecorder
 
 log = logging.getLogger("rllib_curling.server.dc4")
@@ -108,19 +107,9 @@ class DC4Server:
     async def start(self) -> tuple[str, int]:
         """Bind and listen; ``ServerStartError`` when the port is taken."""
         host, port = self.config.host, self.config.port
-        try:
-            self._server = await asyncio.start_server(self._on_connect, host, port)
-        except OSError as exc:
-            if exc.errno == errno.EADDRINUSE:
-                raise ServerStartError(
-                    f"HTTP port {port} on {host} is already in use (choose another with "
-                    "--http-port, or 0 for a free one)"
-                ) from None
-            raise ServerStartError(
-                f"cannot listen on {host}:{port}: {exc.strerror or exc}"
-            ) from None
-        sockname = self._server.sockets[0].getsockname()
-        self.address = (str(sockname[0]), int(sockname[1]))
+        self._server, self.address = await listen(
+            self._on_connect, host, port, what="HTTP port", option="--http-port"
+        )
         self.recorder.write({
             "type": "run", "version": RECORD_VERSION, "protocol": "dc4",
             "run_id": self.recorder.run_id, "seed": self.seed, "address": list(self.address),

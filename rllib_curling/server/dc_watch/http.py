@@ -9,16 +9,15 @@ With ``feeds`` (the DC3 server's ``--http-port``), ``GET /watch/api/stream/<id>`
 from __future__ import annotations
 
 import asyncio
-import errno
 import sys
 from collections.abc import Callable
 from typing import TextIO
 
 from rllib_curling.dc_protocol import sse
-from rllib_curling.errors import ServerStartError
 from rllib_curling.server.dc_watch.feed import StateFeed
 from rllib_curling.server.dc_watch.page import Answer, WatchPage
 from rllib_curling.server.http_request import UnreadableRequest, read_request, reason, response_head
+from rllib_curling.server.listen import listen
 from rllib_curling.server.loop_thread import LoopThread
 
 REQUEST_TIMEOUT_S = 10.0
@@ -59,18 +58,9 @@ class WatchServer:
         return f"http://{f'[{host}]' if ':' in host else host}:{self.address[1]}/"
 
     async def start(self) -> None:
-        try:
-            self._server = await asyncio.start_server(self._on_connect, self.host, self.port)
-        except OSError as exc:
-            taken = exc.errno == errno.EADDRINUSE
-            raise ServerStartError(
-                f"HTTP port {self.port} on {self.host} is already in use (choose another with "
-                "--http-port, or 0 for a free one)"
-                if taken
-                else f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}"
-            ) from None
-        name = self._server.sockets[0].getsockname()
-        self.address = (str(name[0]), int(name[1]))
+        self._server, self.address = await listen(
+            self._on_connect, self.host, self.port, what="HTTP port", option="--http-port"
+        )
 
     async def stop(self) -> None:
         """Stop listening and end every stream."""

@@ -29,15 +29,14 @@ at most ``http_request.MAX_BODY`` bytes.
 from __future__ import annotations
 
 import asyncio
-import errno
 import json
 import logging
 from importlib import resources
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from rllib_curling.errors import ServerStartError
 from rllib_curling.server.http_request import UnreadableRequest, read_request, response_head
+from rllib_curling.server.listen import listen
 from rllib_curling.server.web.desk import Desk, SeatRefused
 from rllib_curling.server.web.events import sheet_geometry, shot_frames
 from rllib_curling.server.web.hub import Watcher, WatchHub
@@ -91,19 +90,9 @@ class WebServer:
 
     async def start(self) -> tuple[str, int]:
         """Bind and listen; raises ``ServerStartError`` (e.g. the port is in use)."""
-        try:
-            self._server = await asyncio.start_server(self._on_connect, self.host, self.port)
-        except OSError as exc:
-            if exc.errno == errno.EADDRINUSE:
-                raise ServerStartError(
-                    f"HTTP port {self.port} on {self.host} is already in use "
-                    "(choose another with --http-port, or 0 for a free one)"
-                ) from None
-            raise ServerStartError(
-                f"cannot serve the page on {self.host}:{self.port}: {exc.strerror or exc}"
-            ) from None
-        sockname = self._server.sockets[0].getsockname()
-        self.address = (str(sockname[0]), int(sockname[1]))
+        self._server, self.address = await listen(
+            self._on_connect, self.host, self.port, what="HTTP port", option="--http-port"
+        )
         log.info("watch the games at %s", self.url)
         return self.address
 
