@@ -114,23 +114,15 @@ def algorithm_config(
         model_config = resolve_shot_model_config(model_config)
         if old_stack:
             raise ConfigError("action='shots' runs on the new API stack only")
-    algo_cls, config_cls = _algorithm_classes()[name]
-    config = (
-        config_cls(algo_class=algo_cls)
-        .environment(env, env_config=env_config)
-        .framework("torch")
-        .env_runners(
-            num_env_runners=num_env_runners, num_envs_per_env_runner=num_envs_per_env_runner
-        )
-    )
-    _size(config, name)
+    config = _stock_config(name, env, env_config, num_env_runners, num_envs_per_env_runner)
     if name in OFFLINE:  # the learner's pipeline reads the data; the env gives its spaces
         from rllib_curling.env.config import CurlingEnvConfig
         from rllib_curling.env.spaces import action_space, observation_space
 
-        spaces = {"observation_space": observation_space(env_config["action"]),
-                  "action_space": action_space(CurlingEnvConfig.from_dict(env_config))}  # fmt: skip
-        config.environment(**spaces).env_runners(num_env_runners=0)
+        config.environment(
+            observation_space=observation_space(env_config["action"]),
+            action_space=action_space(CurlingEnvConfig.from_dict(env_config)),
+        ).env_runners(num_env_runners=0)
     elif not old_stack and env == ENV_NAME and env_config.get("server", "auto") == "auto":
         config.env_runners(gym_env_vectorize_mode=VECTOR_MODE)
     if old_stack:
@@ -179,16 +171,7 @@ def dc_algorithm_config(
     action = dc_config.action
     if name in OFFLINE and action != "shots":
         raise ConfigError(f"{name} on {DC_ENV_NAME} needs action='shots', got {action!r}")
-    algo_cls, config_cls = _algorithm_classes()[name]
-    config = (
-        config_cls(algo_class=algo_cls)
-        .environment(DC_ENV_NAME, env_config=env_config)
-        .framework("torch")
-        .env_runners(
-            num_env_runners=num_env_runners, num_envs_per_env_runner=num_envs_per_env_runner
-        )
-    )
-    _size(config, name)
+    config = _stock_config(name, DC_ENV_NAME, env_config, num_env_runners, num_envs_per_env_runner)
     spec = dc_module_spec(action, **(model_config or {}))
     if spec is not None:
         config.rl_module(rl_module_spec=spec)
@@ -199,6 +182,21 @@ def dc_algorithm_config(
         config.environment(observation_space=observation_space(action),
                            action_space=action_space(dc_config))  # fmt: skip
         config.env_runners(num_env_runners=0).learners(learner_class=CurlingBCLearner)
+    return config
+
+
+def _stock_config(
+    name: str, env: str, env_config: dict[str, Any], runners: int, envs_per_runner: int
+) -> AlgorithmConfig:
+    """Stock ``name``'s config on ``env`` in torch, with its env runners, sized (``_size``)."""
+    algo_cls, config_cls = _algorithm_classes()[name]
+    config = (
+        config_cls(algo_class=algo_cls)
+        .environment(env, env_config=env_config)
+        .framework("torch")
+        .env_runners(num_env_runners=runners, num_envs_per_env_runner=envs_per_runner)
+    )
+    _size(config, name)
     return config
 
 
