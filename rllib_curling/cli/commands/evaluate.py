@@ -7,10 +7,10 @@ import argparse
 import json
 import sys
 import tempfile
-from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rllib_curling.cli import CommandError, UsageError
+from rllib_curling.cli.evaluation import EvaluationResult, table
 from rllib_curling.cli.options import (
     SearchOptions,
     add_ends,
@@ -25,7 +25,7 @@ from rllib_curling.game import DEFAULT_ENDS
 from rllib_curling.names import DEFAULT_MODULE_ID
 
 if TYPE_CHECKING:
-    from rllib_curling.game import Result
+    pass
 
 #: Base seed of evaluation games: opponent level L plays with seed EVAL_SEED + L.
 EVAL_SEED = 1_000_000
@@ -44,48 +44,6 @@ DC's noise and rules, in-process (no server), the teams alternating.
 --watch shows the games on a web page (one URL for every opponent, printed first): live while
 they are played, and afterwards every game of the evaluation, until Ctrl+C.
 """
-
-
-@dataclass
-class EvaluationResult:
-    """Games of the policy against one opponent, from the policy's view."""
-
-    opponent: int
-    games: int = 0
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-    points_for: int = 0
-    points_against: int = 0
-    hammer_games: int = 0  # games with the hammer in end 1
-    lines: list[str] = field(default_factory=list)
-
-    @property
-    def win_rate(self) -> float:
-        """(wins + draws / 2) / games (``game.score_rate``; ``--episodes`` is at least 1)."""
-        from rllib_curling.game import score_rate
-
-        return score_rate(self.wins, self.draws, self.games)
-
-    def add(self, result: Result, mine: int, theirs: int, *, hammer: bool = False) -> None:
-        """Count one game: ``result`` and its totals from the policy's view, and whether the
-        policy had the hammer in end 1."""
-        from rllib_curling.game import Result
-
-        self.games += 1
-        self.hammer_games += hammer
-        self.wins += result is Result.WIN
-        self.draws += result is Result.DRAW
-        self.losses += result is Result.LOSE
-        self.points_for += mine
-        self.points_against += theirs
-
-    def as_dict(self) -> dict[str, Any]:
-        n = max(self.games, 1)
-        out = {k: v for k, v in asdict(self).items() if k != "lines"}
-        out.update(win_rate=self.win_rate, mean_points_for=self.points_for / n,
-                   mean_points_against=self.points_against / n)  # fmt: skip
-        return out
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -167,20 +125,6 @@ def evaluate(
     finally:
         env.close()
     return result
-
-
-def table(results: list[EvaluationResult], what: str = "level") -> str:
-    """One row per opponent (``what`` and its level): games, W/D/L, win rate (draws half),
-    mean score."""
-    rows = [f"{'opponent':<{len(what) + 5}}games    W    D    L  win rate  mean score"]
-    for r in results:
-        d = r.as_dict()
-        rows.append(
-            f"{what} {r.opponent:<3d} {r.games:6d} {r.wins:4d} {r.draws:4d} {r.losses:4d}"
-            f"  {100 * r.win_rate:6.1f} %  {d['mean_points_for']:.2f} - "
-            f"{d['mean_points_against']:.2f}"
-        )
-    return "\n".join(rows)
 
 
 def _first_cause(exc: ConnectionLostError) -> ConnectionLostError:

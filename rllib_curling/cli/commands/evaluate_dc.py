@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 
 from rllib_curling.cli import UsageError
-from rllib_curling.cli.commands.evaluate import EvaluationResult
+from rllib_curling.cli.evaluation import EvaluationResult
 
 
 def check_dc_options(args: argparse.Namespace) -> None:
