@@ -87,7 +87,8 @@ def find_checkpoint(checkpoint: CheckpointLike) -> Path:
                 f"the shipped agent is missing from this install ({BUILTIN_DIR})"
             )
         return BUILTIN_DIR
-    named = checkpoint if isinstance(checkpoint, str | os.PathLike) else checkpoint.path
+    # A ray.tune.Checkpoint first: it is an os.PathLike whose __fspath__ refuses.
+    named: Any = getattr(checkpoint, "path", checkpoint)
     path = Path(os.fspath(named)).expanduser().resolve()
     if not path.is_dir():
         raise FileNotFoundError(f"no checkpoint directory at {path}")
