@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 import tempfile
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rllib_curling.cli import CommandError, UsageError
 from rllib_curling.cli.evaluation import EvaluationResult, table
@@ -23,9 +23,6 @@ from rllib_curling.cli.options import (
 from rllib_curling.errors import ConnectionLostError
 from rllib_curling.game import DEFAULT_ENDS
 from rllib_curling.names import DEFAULT_MODULE_ID
-
-if TYPE_CHECKING:
-    pass
 
 #: Base seed of evaluation games: opponent level L plays with seed EVAL_SEED + L.
 EVAL_SEED = 1_000_000
@@ -190,25 +187,33 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _ice_of(checkpoint: str, module_id: str) -> str:
-    """The ice the agent of ``checkpoint`` plays on (``rl.checkpoints.ICES``)."""
-    from rllib_curling.agent.policy import load_policy
+    """The ice the agent of ``checkpoint`` plays on (``rl.checkpoints.ICES``): an agent folder's
+    ``agent.json`` says it; an RLlib checkpoint's module is loaded to tell."""
+    from rllib_curling.rl.checkpoints import agent_ice, agent_info, load_module, module_ice
 
     try:
-        return load_policy(checkpoint, module_id, ice=None).ice
+        info = agent_info(checkpoint, module_id)
+        if info is not None:
+            return agent_ice(info)
+        return module_ice(load_module(checkpoint, module_id))
     except (FileNotFoundError, ValueError) as exc:
         raise UsageError(str(exc)) from None
 
 
 def run_dc(args: argparse.Namespace, path: str) -> int:
     """A DC agent: its games against our DC levels on DC's ice (``evaluate_dc``)."""
-    from rllib_curling.cli.commands.evaluate_dc import check_dc_options, evaluate_dc
+    from rllib_curling.cli.commands.evaluate_dc import (
+        check_dc_options,
+        evaluate_dc,
+        load_dc_agent_or_refuse,
+    )
 
     check_dc_options(args)
+    agent = load_dc_agent_or_refuse(path, args.module_id)
     if not args.json:
         print(f"evaluating {path} on Digital Curling's ice against our DC levels", flush=True)
     results = [
-        evaluate_dc(path, args.episodes, level, args.ends, args.seed + level, args.module_id,
-                    echo=not args.json)
+        evaluate_dc(agent, args.episodes, level, args.ends, args.seed + level, echo=not args.json)
         for level in args.opponent
     ]  # fmt: skip
     if args.json:

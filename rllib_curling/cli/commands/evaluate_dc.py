@@ -6,9 +6,13 @@ table as the platform's evaluation. Team 1 has the hammer in DC's first end."""
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from rllib_curling.cli import UsageError
 from rllib_curling.cli.evaluation import EvaluationResult
+
+if TYPE_CHECKING:
+    from rllib_curling.agent.dc_player import AgentDCBot
 
 
 def check_dc_options(args: argparse.Namespace) -> None:
@@ -30,27 +34,31 @@ def check_dc_options(args: argparse.Namespace) -> None:
         )
 
 
+def load_dc_agent_or_refuse(checkpoint: str, module_id: str) -> AgentDCBot:
+    """The DC agent of ``checkpoint``; ``UsageError`` (one line) when it is none."""
+    from rllib_curling.agent.dc_player import load_dc_agent
+
+    try:
+        return load_dc_agent(checkpoint, module_id)
+    except (FileNotFoundError, ValueError) as exc:
+        raise UsageError(str(exc)) from None
+
+
 def evaluate_dc(
-    checkpoint: str,
+    agent: AgentDCBot,
     episodes: int,
     opponent: int,
     ends: int,
     seed: int,
-    module_id: str,
     echo: bool = True,
 ) -> EvaluationResult:
-    """``episodes`` DC games of the agent of ``checkpoint`` against DC level ``opponent``
-    (``ends`` per game, seeded from ``seed``), from the agent's view."""
-    from rllib_curling.agent.dc_player import load_dc_agent
+    """``episodes`` DC games of ``agent`` against DC level ``opponent`` (``ends`` per game,
+    seeded from ``seed``), from the agent's view."""
     from rllib_curling.dc_bots.levels import make_dc_bot
     from rllib_curling.dc_bots.matches import DCGameResult, play_dc_match
     from rllib_curling.dc_game import DCGameConfig
     from rllib_curling.game import result_of
 
-    try:
-        agent = load_dc_agent(checkpoint, module_id)
-    except (FileNotFoundError, ValueError) as exc:
-        raise UsageError(str(exc)) from None
     result = EvaluationResult(opponent=opponent)
 
     def count(g: int, team: int, game: DCGameResult) -> None:
