@@ -15,8 +15,10 @@ from rllib_curling.aiming import shots
 from rllib_curling.env import spaces
 from rllib_curling.errors import ConfigError
 from rllib_curling.rl import shot_models, shot_network
+from rllib_curling.rl.algorithm_configs import algorithm_config
 from rllib_curling.rl.models import module_spec, network_name
 from rllib_curling.rl.shot_learner import (
+    CurlingShotLearner,
     ShotLossConfig,
     label_weights,
     mirror_half,
@@ -208,3 +210,18 @@ def test_shot_loss_config__targets_are_a_mixture() -> None:
     with pytest.raises(ConfigError, match="soft_targets \\+ screen_targets"):
         ShotLossConfig(soft_targets=0.6, screen_targets=0.5)
     assert ShotLossConfig(soft_targets=0.5, screen_targets=0.5).screen_targets == 0.5
+
+
+def test_shot_learner__threads_sets_torchs_threads_when_it_builds() -> None:
+    config = algorithm_config("BC", env_config={"action": "shots", "ends": 1}, model_config=SMALL)
+    config.learners(learner_config_dict={"threads": 3})
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        learner = config.build_learner(spaces={"default_policy": (
+            spaces.observation_space("shots"), gym.spaces.Discrete(shots.N_SHOTS))})  # fmt: skip
+        assert isinstance(learner, CurlingShotLearner) and torch.get_num_threads() == 3
+    finally:
+        torch.set_num_threads(before)
+    with pytest.raises(ConfigError, match="threads must be >= 0"):
+        ShotLossConfig(threads=-1)

@@ -24,7 +24,10 @@ With ``mirror`` (default on), a random half of every batch is reflected about th
 (observations, masks and shot labels through ``aiming.shots.MIRROR``): curling is symmetric, so
 the network learns both sides from every position.
 
-Settings: ``config.learners(learner_config_dict={...})`` keys (``ShotLossConfig``).
+Settings: ``config.learners(learner_config_dict={...})`` keys (``ShotLossConfig``). One is not
+a loss term: ``threads``, torch's threads in the learner's process. Ray gives an actor of one CPU
+one thread; BC's local learner on a small machine is its only busy process (the offline reader
+beside it is light), and two threads on 2 cores make an iteration 1.25× faster (30 → 24 s).
 """
 
 from __future__ import annotations
@@ -64,6 +67,7 @@ class ShotLossConfig:
     value_coeff: float = 1.0
     score_coeff: float = 0.5
     mirror: bool = True
+    threads: int = 0  # 0: as Ray sets them (one per CPU the process holds)
 
     def __post_init__(self) -> None:
         for name in ("soft_targets", "screen_targets", "tie_weight"):
@@ -77,7 +81,7 @@ class ShotLossConfig:
         for name in ("soft_temperature", "screen_temperature"):
             if getattr(self, name) <= 0.0:
                 raise ConfigError(f"{name} must be > 0, got {getattr(self, name)!r}")
-        for name in ("confident_z", "value_coeff", "score_coeff"):
+        for name in ("confident_z", "value_coeff", "score_coeff", "threads"):
             if getattr(self, name) < 0.0:
                 raise ConfigError(f"{name} must be >= 0, got {getattr(self, name)!r}")
 
@@ -108,6 +112,12 @@ def label_weights(batch: dict[str, Any], settings: ShotLossConfig) -> torch.Tens
 
 class CurlingShotLearner(MARWILTorchLearner):
     """Distils the search into the shot network (module docstring)."""
+
+    def build(self) -> None:
+        threads = ShotLossConfig.of(self.config.learner_config_dict).threads
+        if threads:
+            torch.set_num_threads(threads)
+        super().build()
 
     def _uncompiled_update(self, batch: dict[str, Any], **kwargs: Any) -> Any:
         if ShotLossConfig.of(self.config.learner_config_dict).mirror:
