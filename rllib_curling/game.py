@@ -78,6 +78,12 @@ def result_of(mine: float, theirs: float) -> Result:
     return Result.WIN if mine > theirs else Result.LOSE if mine < theirs else Result.DRAW
 
 
+def result_for(team: int, winner: int | None) -> Result:
+    """The result for ``team`` (0 or 1) of a game that ``winner`` won (None: a draw), as DC's
+    states and match results name it."""
+    return Result.DRAW if winner is None else Result.WIN if winner == team else Result.LOSE
+
+
 def score_rate(wins: int, draws: int, games: int) -> float:
     """The win rate with draws counted half: ``(wins + draws / 2) / games``.
 

@@ -23,6 +23,7 @@ from rllib_curling.game import (
     Transition,
     check_ends,
     first_seat_after,
+    result_for,
     result_of,
     score_rate,
 )
@@ -348,6 +349,21 @@ def test_result__is_the_gameover_word() -> None:
 )
 def test_result_of__from_totals(mine: int, theirs: int, result: Result) -> None:
     assert result_of(mine, theirs) is result
+
+
+@pytest.mark.parametrize(
+    ("team", "winner", "result"),
+    [
+        (0, 0, Result.WIN),
+        (1, 1, Result.WIN),
+        (0, 1, Result.LOSE),
+        (1, 0, Result.LOSE),
+        (0, None, Result.DRAW),
+        (1, None, Result.DRAW),
+    ],  # fmt: skip
+)
+def test_result_for__a_team_from_the_winner(team: int, winner: int | None, result: Result) -> None:
+    assert result_for(team, winner) is result
 
 
 def test_score_rate__draws_count_half() -> None:

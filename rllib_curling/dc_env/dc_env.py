@@ -17,6 +17,7 @@ from rllib_curling.dc_game import DCGame, DCGameState
 from rllib_curling.dc_ice import Fcv1Simulator
 from rllib_curling.env.rewards import game_reward
 from rllib_curling.env.spaces import check_action
+from rllib_curling.game import result_for
 
 
 class DCCurlingEnv(gym.Env):
@@ -203,9 +204,7 @@ class DCCurlingEnv(gym.Env):
         state = self.state
         if not state.is_terminal:
             return None
-        if state.winner is None:
-            return "DRAW"
-        return "WIN" if state.winner == self._team else "LOSE"
+        return result_for(self._team, state.winner).value
 
     def _observe(self) -> Any:
         return observe(self.state, self._team, self.config.action)

@@ -44,6 +44,7 @@ import numpy as np
 from rllib_curling.dc_bots.base import DCBot, DCShot
 from rllib_curling.dc_game import DCGameConfig, DCGameState
 from rllib_curling.errors import ConfigError
+from rllib_curling.game import result_for
 from rllib_curling.offline.dataset import ShardedGames
 
 #: First word of every DC dataset game's seed (the platform's is ``DATASET_SEED_TAG``).
@@ -160,7 +161,7 @@ def play_dc_rows(
     out: list[dict[str, Any]] = []
     for team in labelled:
         signed = [s[team] - s[1 - team] for s in final.end_scores]
-        result = "DRAW" if final.winner is None else ("WIN" if final.winner == team else "LOSE")
+        result = result_for(team, final.winner).value
         out += after_columns(rows[team], turns[team], final, signed, result, config,
                              functools.partial(_observe_shots, team),
                              f"{eps}-{team}")  # fmt: skip

@@ -50,6 +50,7 @@ from ray.rllib.utils.annotations import override
 
 if TYPE_CHECKING:
     from ray.rllib.algorithms.algorithm import Algorithm
+    from ray.rllib.algorithms.algorithm_config import AlgorithmConfig
     from ray.rllib.env.env_runner import EnvRunner
     from ray.rllib.evaluation.episode_v2 import EpisodeV2
     from ray.rllib.utils.metrics.metrics_logger import MetricsLogger
@@ -215,7 +216,7 @@ class CurlingMetrics(RLlibCallback):
     def on_train_result(self, *, algorithm: Algorithm, result: dict, **kwargs: Any) -> None:
         self._speed.add_to(result)
         curling = result.setdefault("curling", {})
-        env_config = _env_config(algorithm)
+        env_config = env_config_of(algorithm.config)
         curriculum = _curriculum_of(env_config)
         if curriculum is None:
             weights = CurlingEnvConfig.from_dict(dict(env_config)).opponents
@@ -236,7 +237,7 @@ class CurlingMetrics(RLlibCallback):
     def set_curriculum_state(self, algorithm: Algorithm, state: Mapping[str, Any]) -> None:
         """Resume at a checkpoint's stage: the env runners get its mixture now, and the games
         against its level count from the next iteration's results."""
-        curriculum = _curriculum_of(_env_config(algorithm))
+        curriculum = _curriculum_of(env_config_of(algorithm.config))
         if curriculum is None:
             return
         self._curriculum = curriculum
@@ -274,8 +275,9 @@ def _curriculum_of(env_config: Mapping[str, Any] | None) -> CurriculumConfig | N
     return None if value is None else CurriculumConfig.from_value(value)
 
 
-def _env_config(algorithm: Algorithm) -> Mapping[str, Any]:
-    config = algorithm.config
+def env_config_of(config: AlgorithmConfig | None) -> Mapping[str, Any]:
+    """The env config of an algorithm's (or an env runner's) ``config``; empty when it has
+    none."""
     return (config.env_config if config is not None else None) or {}
 
 

@@ -65,6 +65,7 @@ from rllib_curling.errors import ConfigError
 from rllib_curling.rl.callbacks import (
     SamplingSpeed,
     WinRates,
+    env_config_of,
     game_result,
     log_game,
     on_every_env_runner,
@@ -274,8 +275,7 @@ def resolve_start_from(env_config: dict[str, Any]) -> dict[str, Any]:
 
 
 def _league_config(algo_config: AlgorithmConfig | None) -> LeagueConfig:
-    env_config = getattr(algo_config, "env_config", None) or {}
-    return LeagueConfig.from_dict(env_config.get("league"))
+    return LeagueConfig.from_dict(env_config_of(algo_config).get("league"))
 
 
 def configure_league(config: AlgorithmConfig) -> AlgorithmConfig:

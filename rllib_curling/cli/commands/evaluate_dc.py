@@ -57,13 +57,13 @@ def evaluate_dc(
     from rllib_curling.dc_bots.levels import make_dc_bot
     from rllib_curling.dc_bots.matches import DCGameResult, play_dc_match
     from rllib_curling.dc_game import DCGameConfig
-    from rllib_curling.game import result_of
+    from rllib_curling.game import result_for
 
     result = EvaluationResult(opponent=opponent)
 
     def count(g: int, team: int, game: DCGameResult) -> None:
         mine, theirs = game.totals[team], game.totals[1 - team]
-        outcome = result_of(float(game.winner == team), float(game.winner == 1 - team))
+        outcome = result_for(team, game.winner)
         result.add(outcome, mine, theirs, hammer=team == 1)
         line = (f"DC level {opponent} game {g + 1}: {outcome} {mine}-{theirs} "
                 f"({'hammer' if team == 1 else 'no hammer'} in end 1) ends "
