@@ -10,7 +10,7 @@ import torch
 from ray.rllib.algorithms.dqn.torch.default_dqn_torch_rl_module import QF_PREDS
 from ray.rllib.core.columns import Columns
 
-from rllib_curling import observation, sheet
+from rllib_curling import names, observation, sheet
 from rllib_curling.aiming import shots
 from rllib_curling.env import spaces
 from rllib_curling.errors import ConfigError
@@ -218,7 +218,7 @@ def test_shot_learner__threads_sets_torchs_threads_when_it_builds() -> None:
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        learner = config.build_learner(spaces={"default_policy": (
+        learner = config.build_learner(spaces={names.DEFAULT_MODULE_ID: (
             spaces.observation_space("shots"), gym.spaces.Discrete(shots.N_SHOTS))})  # fmt: skip
         assert isinstance(learner, CurlingShotLearner) and torch.get_num_threads() == 3
     finally:

@@ -26,8 +26,8 @@ the network learns both sides from every position.
 
 Settings: ``config.learners(learner_config_dict={...})`` keys (``ShotLossConfig``). One is not
 a loss term: ``threads``, torch's threads in the learner's process. Ray gives an actor of one CPU
-one thread; BC's local learner on a small machine is its only busy process (the offline reader
-beside it is light), and two threads on 2 cores make an iteration 1.25× faster (30 → 24 s).
+one thread; BC's local learner on a small machine is its busiest process (beside it only the
+offline reader), and two threads on 2 cores make an iteration 1.25× faster (30 → 24 s).
 """
 
 from __future__ import annotations
