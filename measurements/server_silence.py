@@ -4,9 +4,9 @@
 
 Plays ``--games`` 4-end games of random continuous actions through ``CurlingEnv`` against the
 built-in ``--level`` on its private server, and times every blocking read of the env's client:
-the longest one is the longest silence of the server (a bot's decision plus the engine, or the
-bots' warm-up before the first game). Also prints reset and step wall times. Run it alone and
-next to a second copy to see the effect of load (figures in RESULTS.md).
+the longest one is the longest silence of the server (a bot's decision plus the engine; the bots
+warm up before the server announces its ports). Also prints reset and step wall times. Run it
+alone and next to a second copy to see the effect of load (figures in RESULTS.md).
 """
 
 from __future__ import annotations
@@ -58,7 +58,8 @@ def main() -> None:
         env.close()
         CurlingClient._receive = receive  # type: ignore[method-assign]
     print(f"level {args.level}: {args.games} games, {len(steps)} steps")
-    print(f"reset s (first includes the bots' warm-up): {[round(x, 2) for x in resets]}")
+    first = "first includes the server's start and warm-up"
+    print(f"reset s ({first}): {[round(x, 2) for x in resets]}")
     print(
         f"step s: median {statistics.median(steps):.3f}, "
         f"p90 {np.percentile(steps, 90):.3f}, max {max(steps):.3f}"

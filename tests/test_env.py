@@ -215,8 +215,8 @@ def test_env__killed_server_gives_clear_error_then_reset_recovers() -> None:
         env.close()
 
 
-#: server_timeout of the hung-server tests: the longest silence of a healthy private server, its
-#: bots' warm-up before the first game, is 1.5 s on a loaded 2-core machine.
+#: server_timeout of the hung-server tests: the longest silence of a healthy private server is
+#: 0.17 s on a loaded 2-core machine (its bots warm up before it announces its ports).
 HUNG_TIMEOUT = 5.0
 #: What detection may take beyond server_timeout (killing and reaping the server).
 HUNG_SLACK = 5.0

@@ -20,6 +20,16 @@ pytestmark = pytest.mark.timeout(60)
 pytest_plugins = ("server_fixtures",)  # fixtures: fake_engine, start_server
 
 
+def test_server__builds_the_bots_tables_before_it_announces_its_ports(start_server: Any) -> None:
+    # A client's reply clock runs from its connect (an env kills a private server silent for
+    # server_timeout); the bots' warm-up, seconds under load or Wine, belongs to the start.
+    from rllib_curling.aiming.tables import shot_tables
+
+    shot_tables.cache_clear()
+    start_server()
+    assert shot_tables.cache_info().currsize == 1
+
+
 def test_raw_client__plays_a_4_end_game_against_bot_3(start_server: Any) -> None:
     server = start_server(ends=4)
     client = RawClient(server.address[1], "localtest:3")

@@ -207,6 +207,9 @@ def test_centre_line__the_choice_waits_until_the_page_draws_the_foul(
     page.goto(f"{server.web_url}?key={KEY}&opponent=lobby&lang=zh-CN")
     page.wait_for_function(f"{PLAY}.panel")
     page.click("#play-start")
+    # The lobby seats whoever comes first as Player1: the ticker connects only once the person
+    # holds that seat (a busy machine delays the page's request past a client's connect).
+    page.wait_for_function(f"{PLAY}.seat !== null && {PLAY}.seat.player === 0", timeout=60_000)
     client = RawClient(server.address[1], KEY, name="ticker")
     ticks = lambda t: "BESTSHOT 2.22 0.0244 0" if t.gos == 1 else "BESTSHOT 0.5 0 0"  # noqa: E731
     thread = threading.Thread(target=lambda: client.play(ticks, stop_after_games=1), daemon=True)

@@ -54,8 +54,8 @@ from rllib_curling.game import DEFAULT_ENDS, check_ends
 from rllib_curling.protocol.defaults import CLIENT_TIMEOUT_MARGIN_S, TURN_TIMEOUT_S
 
 ACTIONS = ("continuous", "discrete", "shots", "throw")
-#: Default ``server_timeout``: about 20 times the longest silence of a healthy private server
-#: (measurements/RESULTS.md, "How long a private server is silent").
+#: Default ``server_timeout``: far above the longest silence of a healthy private server (0.17 s
+#: on a loaded 2-core machine; measurements/RESULTS.md, "How long a private server is silent").
 SERVER_TIMEOUT_S = 30.0
 #: How long an env's private server waits for its sweeping client's SWEEP (the client answers
 #: every MOTIONINFO at once; twice the platform's 1 s leaves room for a busy env runner).

@@ -344,7 +344,10 @@ def _clear_unthrown(state: GameState) -> GameState:
     return dataclasses.replace(state, position=position)
 
 
-def _warm_up_bots() -> None:
+def warm_up_bots() -> None:
+    """Build the bots' aiming tables (about 2 s on a quiet 2-core machine, longer under load or
+    Wine), once per process. The server does it before it announces its ports, so that no
+    client's clock runs meanwhile; a failure shows at a bot's first throw instead."""
     try:
         shot_tables()  # cached per process
     except Exception as exc:  # a bot that needs them fails visibly at its first throw
@@ -382,9 +385,9 @@ class BotPlayer(Player):
         return explain() if callable(explain) else None
 
     async def ready(self) -> bool:
-        """Build the bots' aiming tables (about 1 s, once per process) in a worker thread, so
-        that the first throw does not stall the event loop."""
-        await asyncio.to_thread(_warm_up_bots)
+        """Build the bots' aiming tables in a worker thread (``warm_up_bots``; a no-op once the
+        server has), so that the first throw does not stall the event loop."""
+        await asyncio.to_thread(warm_up_bots)
         return True
 
     async def choose(self, state: GameState, *, timeout: float, rng: np.random.Generator) -> Choice:

@@ -23,6 +23,7 @@ from rllib_curling.server.curling_server import SEAT_WAIT_S, CurlingServer
 from rllib_curling.server.loop_thread import LoopThread
 from rllib_curling.server.match import load_physics
 from rllib_curling.server.people import AgentFactory
+from rllib_curling.server.players import warm_up_bots
 
 __all__ = [
     "SEAT_WAIT_S", "CurlingServer", "ServerConfig", "ServerHandle", "run_server", "serve",
@@ -67,8 +68,9 @@ async def serve(
     server = CurlingServer(config, agents=agents, play_key=play_key)
     addresses = await server.start()  # bind first: a port in use fails at once
     try:
-        if warm_up:
+        if warm_up:  # before the ports are announced: no client's reply clock runs meanwhile
             await asyncio.to_thread(warm_up_physics)
+            await asyncio.to_thread(warm_up_bots)
     except BaseException:
         await server.stop()
         raise
