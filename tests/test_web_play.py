@@ -78,6 +78,8 @@ def test_person__plays_a_whole_game_against_level_2_on_the_page(
             if not thrown:
                 page.wait_for_function(f"{PLAY}.preview > 0")  # the dashed path of the throw
                 page.wait_for_function(f"{PLAY}.aim !== null")  # and a cross where you clicked
+                # The path's label (the emptied speed's path, no path at all, may land first).
+                page.wait_for_function(f"{PLAY}.labels.some((x) => x.text === 'your throw')")
                 (label,) = [x for x in page.evaluate(PLAY)["labels"] if x["text"] == "your throw"]
                 left, top, _, _ = label["box"]  # on a white box: readable over the red rings
                 assert page.evaluate(WHITE_AT, [left + 1, top + 1]), label

@@ -37,6 +37,8 @@
     paths: new Map(), agentDrawn: { top: 0, judged: 0 }, wins: [],
     run: null, swept: null, // the stone running (curlingView.run), the run already swept
     caughtUp: null, // the turn for which the view was sent to follow live
+    sent: null, // the action sent and not answered yet: its controls stay hidden meanwhile
+    asked: 0, answered: 0, // seat requests sent, the latest whose answer P.seat holds
   };
 
   async function api(url, body) {
@@ -103,12 +105,24 @@
     }
   }
 
+  // The seat's state from the server; an answer to a request sent before the latest one applied
+  // is stale (a busy browser may hand answers over out of order) and dropped.
+  async function seatRequest(path, body) {
+    const asked = ++P.asked;
+    const seat = await api(`/api/seats/${encodeURIComponent(P.token)}${path}`, body);
+    if (asked < P.answered) return false;
+    P.answered = asked;
+    P.seat = seat;
+    return true;
+  }
+
   async function poll() {
     if (!P.token) return;
     try {
-      P.seat = await api(`/api/seats/${encodeURIComponent(P.token)}`);
-      syncRun(P.seat, performance.now());
-      curlingView.foul(P.seat.foul && { ...P.seat.foul, gameId: P.seat.game_id });
+      if (await seatRequest("")) {
+        syncRun(P.seat, performance.now());
+        curlingView.foul(P.seat.foul && { ...P.seat.foul, gameId: P.seat.game_id });
+      }
       showError(null);
     } catch (err) {
       if (/no such seat/.test(err.message)) {
@@ -217,13 +231,21 @@
 
   async function act(action, body) {
     showError(null);
+    P.sent = action; // no second click while the server has not answered the first
+    if (action !== "resign") { // the seat no longer waits for it; older answers are stale
+      P.seat = { ...P.seat, waiting: null };
+      P.answered = P.asked + 1;
+    }
+    renderSeat();
     try {
-      P.seat = await api(`/api/seats/${encodeURIComponent(P.token)}/${action}`, body);
+      await seatRequest(`/${action}`, body);
       if (action === "throw") P.preview = null;
       if (action === "sweep") P.swept = P.run; // once a stone
-      renderSeat();
     } catch (err) {
       showError(err);
+    } finally {
+      P.sent = null;
+      renderSeat();
     }
   }
 
@@ -277,7 +299,7 @@
       P.caughtUp = turn;
       following = true;
     }
-    const sweep = sweepLeft(view);
+    const sweep = P.sent ? null : sweepLeft(view);
     if (sweep == null && P.hold != null) releaseHold(); // the stone reached the hog line
     const seconds = seat.seconds_left == null ? null : Math.ceil(seat.seconds_left);
     const left = seconds == null ? "" : t("seat.left", { seconds });
@@ -288,9 +310,9 @@
       : waiting("throw") ? t("seat.throw", { left }) : waiting("centerline") ? t("seat.centerline")
       : running || waiting("sweep") ? t("seat.running") : t("seat.other");
     setText("play-status", t("seat.status", { name: seat.name, seat: seat.player + 1, text }));
-    show("play-throw", waiting("throw") && !late);
+    show("play-throw", waiting("throw") && !late && !P.sent);
     show("play-sweep", sweep != null);
-    show("play-centerline", waiting("centerline") && !late);
+    show("play-centerline", waiting("centerline") && !late && !P.sent);
     show("play-resign", !seat.over);
     setText("play-resign", P.resignAsked ? t("play.resignSure") : t("play.resign"));
     setText("play-left", sweep != null ? t("seat.left", { seconds: Math.ceil(sweep) }) : "");
