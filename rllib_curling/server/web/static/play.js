@@ -37,7 +37,6 @@
     paths: new Map(), agentDrawn: { top: 0, judged: 0 }, wins: [],
     run: null, swept: null, // the stone running (curlingView.run), the run already swept
     caughtUp: null, // the turn for which the view was sent to follow live
-    sent: null, // the action sent and not answered yet: its controls stay hidden meanwhile
     asked: 0, answered: 0, // seat requests sent, the latest whose answer P.seat holds
   };
 
@@ -231,11 +230,10 @@
 
   async function act(action, body) {
     showError(null);
-    P.sent = action; // no second click while the server has not answered the first
-    if (action !== "resign") { // the seat no longer waits for it; older answers are stale
-      P.seat = { ...P.seat, waiting: null };
-      P.answered = P.asked + 1;
-    }
+    // Sent: the seat waits no more (its controls hide until the answer, so no second click), and
+    // this local change counts as the latest answer (those of requests sent before it are stale).
+    P.seat = { ...P.seat, waiting: null };
+    P.answered = ++P.asked;
     renderSeat();
     try {
       await seatRequest(`/${action}`, body);
@@ -243,10 +241,8 @@
       if (action === "sweep") P.swept = P.run; // once a stone
     } catch (err) {
       showError(err);
-    } finally {
-      P.sent = null;
-      renderSeat();
     }
+    renderSeat();
   }
 
   // Whether the seat waits for a throw or a choice that the view cannot be asked for yet: it
@@ -299,7 +295,7 @@
       P.caughtUp = turn;
       following = true;
     }
-    const sweep = P.sent ? null : sweepLeft(view);
+    const sweep = sweepLeft(view);
     if (sweep == null && P.hold != null) releaseHold(); // the stone reached the hog line
     const seconds = seat.seconds_left == null ? null : Math.ceil(seat.seconds_left);
     const left = seconds == null ? "" : t("seat.left", { seconds });
@@ -310,9 +306,9 @@
       : waiting("throw") ? t("seat.throw", { left }) : waiting("centerline") ? t("seat.centerline")
       : running || waiting("sweep") ? t("seat.running") : t("seat.other");
     setText("play-status", t("seat.status", { name: seat.name, seat: seat.player + 1, text }));
-    show("play-throw", waiting("throw") && !late && !P.sent);
+    show("play-throw", waiting("throw") && !late);
     show("play-sweep", sweep != null);
-    show("play-centerline", waiting("centerline") && !late && !P.sent);
+    show("play-centerline", waiting("centerline") && !late);
     show("play-resign", !seat.over);
     setText("play-resign", P.resignAsked ? t("play.resignSure") : t("play.resign"));
     setText("play-left", sweep != null ? t("seat.left", { seconds: Math.ceil(sweep) }) : "");
