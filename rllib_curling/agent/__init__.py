@@ -16,6 +16,8 @@ dataset --teacher``, ``curling rate``), which use it.
 |              | ``agent_bot``, ``play_session``                                          |
 | ``dc_player``| ``AgentDCBot``, ``load_dc_agent``: a DC agent (``"ice": "fcv1"``) as a  |
 |              | DC bot, for ``dc_client`` and ``dc_bots.matches``                        |
+| ``dc_search``| ``DCValueSearch``: DC level 8's search judging by the chance to win     |
+|              | blended with a DC network's learned value                                |
 | ``gate``     | a generation's gate: the new agent against the old, head to head in Ray  |
 |              | tasks, resumable; kept at ``GATE_SCORE`` (``curling improve``)           |
 

@@ -124,8 +124,12 @@ class SearchDCBot(DCBot):
         )  # fmt: skip
         return SearchDCBot(self.level, spec)
 
-    def value(self, state: DCGameState, positions: np.ndarray) -> np.ndarray:
-        """(N,) values of positions after stone ``state.shot`` for its thrower."""
+    def value(
+        self, state: DCGameState, positions: np.ndarray, after: int | None = None
+    ) -> np.ndarray:
+        """(N,) values for the thrower of stone ``state.shot`` of positions after stone
+        ``after`` of this end (default ``state.shot``; ``state.shot + 1`` for the opponent's
+        replies). These values read the stones alone; a learned value needs ``after``."""
         spec = self.spec
         if spec.win_prob and state.shot >= spec.win_from_shot:
             return win_judge(state, positions)
@@ -178,5 +182,5 @@ class SearchDCBot(DCBot):
         for i, k in enumerate(top):
             theirs = dataclasses.replace(state, position=positions[k], shot=state.shot + 1)
             answers = candidates(tables, positions[k], REPLY_SPEC)
-            worst[i] = self.value(state, outcomes(theirs, answers)).min()
+            worst[i] = self.value(state, outcomes(theirs, answers), state.shot + 1).min()
         return top[np.argsort(-worst, kind="stable")]

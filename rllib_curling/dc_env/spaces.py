@@ -62,7 +62,7 @@ Y_SCALE = dc_sheet.TEE_Y - dc_sheet.HOG_Y
 
 __all__ = [
     "ACTION_MASK", "OBSERVATIONS", "OBS_SIZE", "action_space", "dc_layout", "mirror_observation",
-    "observation_space", "observe", "release",
+    "observation_space", "observe", "encode_positions", "release",
 ]  # fmt: skip
 
 
@@ -111,33 +111,43 @@ def observe(state: DCGameState, team: int, action: str = "shots") -> Any:
 
 def encode(state: DCGameState, team: int) -> np.ndarray:
     """The flat observation (module table) of ``state`` from ``team``'s side."""
-    pos = np.asarray(state.position, np.float64)
+    return encode_positions(state, np.asarray(state.position)[None], team)[0]
+
+
+def encode_positions(state: DCGameState, positions: np.ndarray, team: int) -> np.ndarray:
+    """``(B, 16, 2)`` positions -> ``(B, OBS_SIZE)``: the observations of ``state`` with each
+    position in place of its own (the shot, end and match score are ``state``'s), from
+    ``team``'s side; how a search reads positions it simulated (``agent.dc_search``)."""
+    pos = np.asarray(positions, np.float64)  # (B, 16, 2)
+    batch = len(pos)
     shot = min(state.shot, N_ROWS - 1)
     my_parity = 0 if team == state.first_team else 1
     rows = np.arange(N_ROWS)
-    on = dc_rules.in_play(pos)
+    on = dc_rules.in_play(pos)  # (B, 16)
     house = dc_rules.in_house(pos)
     dist = dc_rules.distance_to_tee(pos)
-    mine = rows % 2 == my_parity
+    mine = rows % 2 == my_parity  # (16,)
     hd = np.where(house, dist, np.inf)
-    best_mine, best_theirs = hd[mine].min(), hd[~mine].min()
+    best_mine = hd[:, mine].min(axis=1, keepdims=True)  # (B, 1)
+    best_theirs = hd[:, ~mine].min(axis=1, keepdims=True)
     counting = house & np.where(mine, hd < best_theirs, hd < best_mine)
-    stones = np.zeros((N_ROWS, STONE_FEATURES), np.float64)
-    stones[:, 0] = np.where(on, pos[:, 0] / dc_sheet.SIDE_X, 0.0)
-    stones[:, 1] = np.where(on, (pos[:, 1] - dc_sheet.TEE_Y) / Y_SCALE, 0.0)
-    stones[:, 2] = np.where(on, dist / dc_sheet.HOUSE_SCORE_RADIUS, 0.0)
-    stones[:, 3] = on
-    stones[:, 4] = house
-    stones[:, 5] = mine
-    stones[:, 6] = rows < state.shot
-    stones[:, 7] = counting
+    stones = np.zeros((batch, N_ROWS, STONE_FEATURES), np.float64)
+    stones[..., 0] = np.where(on, pos[..., 0] / dc_sheet.SIDE_X, 0.0)
+    stones[..., 1] = np.where(on, (pos[..., 1] - dc_sheet.TEE_Y) / Y_SCALE, 0.0)
+    stones[..., 2] = np.where(on, dist / dc_sheet.HOUSE_SCORE_RADIUS, 0.0)
+    stones[..., 3] = on
+    stones[..., 4] = house
+    stones[..., 5] = mine
+    stones[..., 6] = rows < state.shot
+    stones[..., 7] = counting
     ends = state.config.standard_end_count
     totals = state.totals
-    even, odd = dc_rules.score_end(pos)
-    house_score = (even - odd) if my_parity == 0 else (odd - even)
+    points = dc_rules.score_end_batch(pos)  # (B, 2): even rows', odd rows'
+    house_score = points[:, my_parity] - points[:, 1 - my_parity]
     thrown_mine = int(np.sum(mine & (rows < shot)))
     thrown_theirs = int(np.sum(~mine & (rows < shot)))
-    context = [
+    context = np.empty((batch, CONTEXT_FEATURES), np.float64)
+    context[:] = [
         shot / (N_ROWS - 1),
         min(state.end / max(ends - 1, 1), 1.0),
         float(state.is_extra_end),
@@ -146,9 +156,10 @@ def encode(state: DCGameState, team: int) -> np.ndarray:
         float(state.hammer_team == team),
         (8 - thrown_mine) / 8.0,
         (8 - thrown_theirs) / 8.0,
-        np.clip(house_score / 8.0, -1.0, 1.0),
+        0.0,
     ]
-    obs = np.concatenate([stones.ravel(), np.asarray(context, np.float64)])
+    context[:, -1] = np.clip(house_score / 8.0, -1.0, 1.0)
+    obs = np.concatenate([stones.reshape(batch, -1), context], axis=1)
     return np.clip(obs, OBS_LOW, OBS_HIGH).astype(np.float32)
 
 

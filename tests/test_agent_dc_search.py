@@ -1,0 +1,92 @@
+"""agent.dc_search: DC level 8's search judging by the chance to win and a learned value."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from rllib_curling.agent.dc_search import DCValueSearch, Values
+from rllib_curling.dc_bots.candidates import win_judge
+from rllib_curling.dc_bots.levels import make_dc_bot
+from rllib_curling.dc_env.spaces import OBS_SIZE, encode
+from rllib_curling.dc_game import DCGame, DCGameConfig, DCGameState
+from rllib_curling.dc_ice import Fcv1Simulator
+
+
+def busy_state(shots: int) -> DCGameState:
+    """A DC state after ``shots`` stones of level 3 (noise off), in the second of four ends (team
+    1 scored the first, so throws first)."""
+    bot = make_dc_bot(3)
+    first = DCGame.init(DCGameConfig(standard_end_count=4))
+    state = dataclasses.replace(first, end=1, end_scores=((0, 1),), first_team=1)
+    simulate = Fcv1Simulator(None)
+    for _ in range(shots):
+        state = DCGame.step(state, bot.choose(state, None), simulate).state
+    return state
+
+
+def some_positions(state: DCGameState, n: int = 5) -> np.ndarray:
+    """(n, 16, 2) positions: ``state``'s with the stone to throw placed at different spots."""
+    rng = np.random.default_rng(3)
+    out = np.repeat(np.asarray(state.position)[None], n, axis=0)
+    out[:, state.shot] = np.c_[rng.uniform(-1.0, 1.0, n), rng.uniform(36.5, 40.0, n)]
+    return out
+
+
+def constant(v: float, seen: list[np.ndarray] | None = None) -> Values:
+    """A value head that answers ``v`` everywhere (and keeps what it was shown in ``seen``)."""
+
+    def values(obs: np.ndarray) -> np.ndarray:
+        assert obs.shape[1:] == (OBS_SIZE,)
+        if seen is not None:
+            seen.append(obs)
+        return np.full(len(obs), v)
+
+    return values
+
+
+def test_dc_value_search__weight_zero_is_the_chance_to_win_alone() -> None:
+    state = busy_state(5)
+    positions = some_positions(state)
+    search = DCValueSearch(constant(0.9), value_weight=0.0)
+    np.testing.assert_array_equal(search.value(state, positions), win_judge(state, positions))
+
+
+def test_dc_value_search__learned_value_is_read_from_the_side_of_the_team_to_throw() -> None:
+    state = busy_state(5)  # stone 5 is the hammer's; after it, the first team throws
+    positions = some_positions(state)
+    search = DCValueSearch(constant(0.6), value_weight=1.0)
+    # After our stone the opponent moves: its 0.8 chance to win is our 0.2.
+    np.testing.assert_allclose(search.value(state, positions), 0.2)
+    # After the opponent's reply we move again: our own 0.8.
+    np.testing.assert_allclose(search.value(state, positions, state.shot + 1), 0.8)
+    half = DCValueSearch(constant(0.6), value_weight=0.5).value(state, positions)
+    np.testing.assert_allclose(half, 0.5 * win_judge(state, positions) + 0.5 * 0.2)
+
+
+def test_dc_value_search__the_network_sees_each_position_as_the_env_would() -> None:
+    state = busy_state(6)
+    positions = some_positions(state)
+    seen: list[np.ndarray] = []
+    DCValueSearch(constant(0.0, seen), value_weight=0.5).value(state, positions)
+    mover = 1 - state.next_team  # type: ignore[operator]
+    for obs, position in zip(seen[0], positions, strict=True):
+        after = dataclasses.replace(state, position=position, shot=state.shot + 1)
+        np.testing.assert_array_equal(obs, encode(after, mover))
+
+
+def test_dc_value_search__after_the_ends_last_stone_the_win_table_alone_decides() -> None:
+    state = busy_state(15)
+    positions = some_positions(state)
+    search = DCValueSearch(constant(1.0), value_weight=1.0)
+    np.testing.assert_array_equal(search.value(state, positions), win_judge(state, positions))
+
+
+def test_dc_value_search__plays_a_shot_and_refuses_a_weight_outside_0_1() -> None:
+    state = busy_state(4)
+    shot = DCValueSearch(constant(0.0), value_weight=0.5).choose(state, np.random.default_rng(0))
+    assert np.all(np.isfinite(shot))
+    with pytest.raises(ValueError, match="value_weight"):
+        DCValueSearch(constant(0.0), value_weight=1.5)
