@@ -40,6 +40,20 @@ def send_stop_signal(proc: subprocess.Popen, sig: int) -> bool:
     return SIGNALS_TO_ONE_CHILD
 
 
+def stop_and_reap(proc: subprocess.Popen, sig: int, timeout: float = 30.0) -> bool:
+    """``send_stop_signal``, then wait up to ``timeout`` s for ``proc`` to exit. A child that
+    does not is killed and reaped (nothing outlives its test) and the test fails. Returns
+    whether the signal was sent (``send_stop_signal``)."""
+    sent = send_stop_signal(proc, sig)
+    try:
+        proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail(f"{proc.args!r} was still running {timeout:g} s after signal {sig}")
+    return sent
+
+
 # -- a client written from protocol.md ---------------------------------------------------------
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from rllib_helpers import announced_server, assert_resumes
-from server_helpers import send_stop_signal
+from server_helpers import stop_and_reap
 
 from rllib_curling.cli import rllib as rllib_cli
 from rllib_curling.rl.algorithm_configs import algorithm_config
@@ -297,8 +297,7 @@ def test_rllib_evaluate__watch_shows_every_game_on_one_page(
         assert bots == ["bot:0", "bot:1"]
         assert {g["status"] for g in games} == {"finished"}
     finally:
-        graceful = send_stop_signal(proc, signal.SIGINT)  # Ctrl+C
-        proc.communicate(timeout=60)
+        graceful = stop_and_reap(proc, signal.SIGINT, timeout=60)  # Ctrl+C
     assert proc.returncode == 0 or not graceful
 
 
@@ -323,8 +322,7 @@ def test_curling_play__watch_shows_the_games_it_plays(
             assert game["status"] == "finished" and "mine" in game["players"]
             assert game["shots"] == 16
         finally:
-            graceful = send_stop_signal(proc, signal.SIGINT)  # Ctrl+C
-            proc.communicate(timeout=60)
+            graceful = stop_and_reap(proc, signal.SIGINT, timeout=60)  # Ctrl+C
         assert proc.returncode == 0 or not graceful
 
 

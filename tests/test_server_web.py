@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from server_helpers import send_stop_signal
+from server_helpers import stop_and_reap
 from web_helpers import (
     SSEClient,
     get_json,
@@ -236,8 +236,7 @@ def test_server__announces_and_prints_the_page_url(no_leftover_servers: None) ->
         assert web[0] == "WEB" and re.fullmatch(r"http://127\.0\.0\.1:\d+/", web[1])
         assert http(web[1])[0] == 200
     finally:
-        graceful = send_stop_signal(proc, signal.SIGTERM)
-        proc.communicate(timeout=30)
+        graceful = stop_and_reap(proc, signal.SIGTERM)
     assert proc.returncode == 0 or not graceful
     proc = _curling("server", "--tcp-port", "0", "--http-port", "0")
     try:
@@ -247,8 +246,7 @@ def test_server__announces_and_prints_the_page_url(no_leftover_servers: None) ->
         page = r"curling server: watch the games at http://127\.0\.0\.1:\d+/\n"
         assert re.fullmatch(page, lines[1])
     finally:
-        send_stop_signal(proc, signal.SIGINT)
-        proc.communicate(timeout=30)
+        stop_and_reap(proc, signal.SIGINT)
 
 
 @pytest.mark.slow
@@ -297,8 +295,7 @@ def test_replay_command__serves_the_page_and_stops_on_ctrl_c(played: dict[str, A
         assert get_json(url.group(1) + "api/info")["mode"] == "replay"
         assert len(get_json(url.group(1) + "api/games")) == 1
     finally:
-        ctrl_c = send_stop_signal(proc, signal.SIGINT)
-        proc.communicate(timeout=30)
+        ctrl_c = stop_and_reap(proc, signal.SIGINT)
     assert proc.returncode == 0 or not ctrl_c
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from server_helpers import send_stop_signal
+from server_helpers import stop_and_reap
 from web_helpers import DONE, records_of, shoot, slow_bot_game
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
@@ -101,8 +101,7 @@ def test_replay_page__plays_a_record_back_with_step_and_seek(
         state = page.evaluate("window.curlingView.state()")
         assert state["shown"] == 1 and state["position"] == shots[0]["position"]
     finally:
-        ctrl_c = send_stop_signal(proc, signal.SIGINT)
-        proc.communicate(timeout=30)
+        ctrl_c = stop_and_reap(proc, signal.SIGINT)
     assert proc.returncode == 0 or not ctrl_c
 
 
