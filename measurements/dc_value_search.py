@@ -1,0 +1,60 @@
+"""DC level 8's search with a DC network's learned value (``agent.dc_search.DCValueSearch``)
+against a DC level, in-process on the fcv1 ice with DC's noise and rules; the teams alternate
+(team 1 has the hammer in DC's first end), draws count ½. Seeds 5000 and up are used by no
+dataset (those draw from ``DC_DATASET_SEED_TAG`` streams), e.g.
+
+    python measurements/dc_value_search.py results/dc-bc/.../checkpoint_000002 \\
+        --value-weight 0.5 --games 20 --seed 5000
+
+``--value-weight 0`` is level 8's search valuing every stone by the chance to win alone.
+Prints one line per game and a JSON summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+from rllib_curling.agent.dc_search import DCValueSearch
+from rllib_curling.agent.policy import load_policy
+from rllib_curling.dc_bots.levels import make_dc_bot
+from rllib_curling.dc_bots.matches import DCGameResult, play_dc_match
+from rllib_curling.dc_game import DCGameConfig
+from rllib_curling.game import result_for
+from rllib_curling.names import DEFAULT_MODULE_ID
+from rllib_curling.rl.checkpoints import DC_ICE
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("checkpoint", help="a DC checkpoint or agent folder with a value head")
+    parser.add_argument("--level", type=int, default=8, help="the DC level played (8)")
+    parser.add_argument("--value-weight", type=float, default=0.5)
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--ends", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=5000)
+    args = parser.parse_args()
+    policy = load_policy(args.checkpoint, DEFAULT_MODULE_ID, ice=DC_ICE)
+    bot = DCValueSearch(policy.values, args.value_weight)
+    scores: list[float] = []
+    start = time.perf_counter()
+
+    def progress(g: int, team: int, game: DCGameResult) -> None:
+        outcome = result_for(team, game.winner)
+        scores.append(outcome.points)
+        print(f"game {g + 1}: team {team} {outcome.value} ends {list(game.end_scores)} "
+              f"[{sum(scores)}/{len(scores)}, {time.perf_counter() - start:.0f} s]",
+              flush=True)  # fmt: skip
+
+    config = DCGameConfig(standard_end_count=args.ends)
+    play_dc_match(bot, make_dc_bot(args.level), args.games, config, args.seed, progress)
+    print(json.dumps({
+        "checkpoint": args.checkpoint, "level": args.level, "value_weight": args.value_weight,
+        "games": args.games, "ends": args.ends, "seed": args.seed,
+        "score_rate": sum(scores) / len(scores), "seconds": time.perf_counter() - start,
+    }))  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
