@@ -7,6 +7,7 @@ byte up to each NUL and splits on spaces, like the course's sample clients.
 
 from __future__ import annotations
 
+import signal
 import socket
 import subprocess
 import sys
@@ -27,6 +28,23 @@ TEE_X, TEE_Y = 2.375, 4.88
 #: cannot: CTRL_C_EVENT reaches every process of the console (pytest's too), CTRL_BREAK_EVENT is
 #: not a KeyboardInterrupt, and Popen.send_signal(SIGTERM) is TerminateProcess (exit code 1).
 SIGNALS_TO_ONE_CHILD = sys.platform != "win32"
+
+
+def ctrl_c_as_in_a_terminal() -> None:
+    """In a child before exec: SIGINT's default action, as a terminal's shell gives it. A parent
+    that ignores SIGINT passes its SIG_IGN on, and Python then never raises KeyboardInterrupt.
+    A test runner started in the background ignores it (a shell's background job does), and a
+    pytest process keeps that until some test installs a handler in it (an in-process server
+    does), so without this, whether Ctrl+C stops a child depends on which tests ran before it
+    in the same process: under pytest-xdist, on one worker it did and on the other not."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+#: ``subprocess.Popen`` keywords for a child that a test stops with Ctrl+C (``send_stop_signal``
+#: with SIGINT): ``ctrl_c_as_in_a_terminal`` where one child can be sent SIGINT.
+CTRL_C_CHILD: dict[str, Any] = (
+    {"preexec_fn": ctrl_c_as_in_a_terminal} if SIGNALS_TO_ONE_CHILD else {}
+)
 
 
 def send_stop_signal(proc: subprocess.Popen, sig: int) -> bool:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from server_helpers import SIGNALS_TO_ONE_CHILD, send_stop_signal
+from server_helpers import CTRL_C_CHILD, send_stop_signal
 from web_helpers import get_json, http
 
 pytestmark = pytest.mark.timeout(180)
@@ -28,9 +28,8 @@ def _watch_match(*args: str) -> tuple[list[str], list[dict[str, Any]], dict[str,
     cmd = [sys.executable, "-m", "rllib_curling", "match", *args, "--watch"]
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-        preexec_fn=_ctrl_c_as_in_a_terminal if SIGNALS_TO_ONE_CHILD else None,
-    )  # fmt: skip
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, **CTRL_C_CHILD
+    )
     lines: list[str] = []
     try:
         assert proc.stdout is not None
@@ -56,12 +55,6 @@ def _watch_match(*args: str) -> tuple[list[str], list[dict[str, Any]], dict[str,
             pytest.fail(f"curling match --watch ignored Ctrl+C for 30 s; stderr: {err[-2000:]}")
     assert proc.returncode == 0 or not ctrl_c, err[-2000:]
     return lines, games, last
-
-
-def _ctrl_c_as_in_a_terminal() -> None:
-    """In the child before exec: SIGINT's default action, as a shell gives it (a parent that
-    ignores SIGINT, e.g. a runner started in the background, would pass its SIG_IGN on)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def test_match_watch__bot_games_on_the_page_and_the_same_games(

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from rllib_helpers import announced_server, assert_resumes
-from server_helpers import stop_and_reap
+from server_helpers import CTRL_C_CHILD, stop_and_reap
 
 from rllib_curling.cli import rllib as rllib_cli
 from rllib_curling.rl.algorithm_configs import algorithm_config
@@ -287,7 +287,7 @@ def test_rllib_evaluate__watch_shows_every_game_on_one_page(
 
     cmd = [sys.executable, "-m", "rllib_curling.cli.rllib", "evaluate", cli_checkpoint,
            "--episodes", "1", "--opponent", "0,1", "--ends", "1", "--watch"]  # fmt: skip
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, **CTRL_C_CHILD)
     try:
         lines, url = _until_linger(proc, "until Ctrl+C")
         assert f"watch the games at {url}" in lines
@@ -314,7 +314,7 @@ def test_curling_play__watch_shows_the_games_it_plays(
         cmd = [sys.executable, "-m", "rllib_curling", "play", "--checkpoint", cli_checkpoint,
                "-H", host, "-p", port, "-k", "localtest:2", "--name", "mine"]  # fmt: skip
         cmd.append("--watch")
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, **CTRL_C_CHILD)
         try:
             lines, url = _until_linger(proc, "until Ctrl+C")
             assert lines[0] == f"watch the games at {url}"

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from server_helpers import stop_and_reap
+from server_helpers import CTRL_C_CHILD, stop_and_reap
 from web_helpers import (
     SSEClient,
     get_json,
@@ -209,7 +209,7 @@ def _curling(*args: str) -> subprocess.Popen[str]:
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     cmd = [sys.executable, "-m", "rllib_curling", *args]
     return subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)  # fmt: skip
+                            stderr=subprocess.PIPE, text=True, env=env, **CTRL_C_CHILD)  # fmt: skip
 
 
 def test_server__http_port_in_use_is_a_one_line_error(no_leftover_servers: None) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from server_helpers import stop_and_reap
+from server_helpers import CTRL_C_CHILD, stop_and_reap
 from web_helpers import DONE, records_of, shoot, slow_bot_game
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
@@ -77,7 +77,7 @@ def test_replay_page__plays_a_record_back_with_step_and_seek(
     thread.join(60)
     (record,) = tmp_path.glob("*.jsonl")
     cmd = [sys.executable, "-m", "rllib_curling", "replay", str(record), "--game", "1"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, **CTRL_C_CHILD)
     try:
         assert proc.stdout is not None
         url = re.search(r"(http://127\.0\.0\.1:\d+/)", proc.stdout.readline())
