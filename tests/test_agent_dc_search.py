@@ -47,10 +47,15 @@ def constant(v: float, seen: list[np.ndarray] | None = None) -> Values:
     return values
 
 
-def test_dc_value_search__weight_zero_is_the_chance_to_win_alone() -> None:
-    state = busy_state(5)
+@pytest.mark.parametrize(
+    ("shots", "weight"),
+    [(5, 0.0), (15, 1.0)],  # weight 0; after the end's last stone, whatever the weight
+    ids=["weight_zero", "the_ends_last_stone"],
+)
+def test_dc_value_search__the_chance_to_win_alone_decides(shots: int, weight: float) -> None:
+    state = busy_state(shots)
     positions = some_positions(state)
-    search = DCValueSearch(constant(0.9), value_weight=0.0)
+    search = DCValueSearch(constant(0.9), value_weight=weight)
     np.testing.assert_array_equal(search.value(state, positions), win_judge(state, positions))
 
 
@@ -75,13 +80,6 @@ def test_dc_value_search__the_network_sees_each_position_as_the_env_would() -> N
     for obs, position in zip(seen[0], positions, strict=True):
         after = dataclasses.replace(state, position=position, shot=state.shot + 1)
         np.testing.assert_array_equal(obs, encode(after, mover))
-
-
-def test_dc_value_search__after_the_ends_last_stone_the_win_table_alone_decides() -> None:
-    state = busy_state(15)
-    positions = some_positions(state)
-    search = DCValueSearch(constant(1.0), value_weight=1.0)
-    np.testing.assert_array_equal(search.value(state, positions), win_judge(state, positions))
 
 
 def test_dc_value_search__plays_a_shot_and_refuses_a_weight_outside_0_1() -> None:

@@ -27,15 +27,15 @@ from rllib_curling.dc_game import DCGameState
 
 #: ``values(obs)``: ``(B, OBS_SIZE)`` DC observations -> ``(B,)`` value-head estimates.
 Values = Callable[[np.ndarray], np.ndarray]
-#: DC level 8's search, valuing every stone by the chance to win (the blend needs that scale).
-DC_AGENT_SPEC = dataclasses.replace(DC_SEARCH_SPECS[8], win_from_shot=0)
 
 
 class DCValueSearch(SearchDCBot):
-    """DC level 8's search with ``value_weight`` of the learned ``values`` in its judgement."""
+    """DC level 8's search with ``value_weight`` of the learned ``values`` in its judgement.
+    ``value`` replaces level 8's, so ``spec``'s ``win_prob`` and ``win_from_shot`` play no part:
+    every stone is valued on the chance-to-win scale the blend needs."""
 
     def __init__(
-        self, values: Values, value_weight: float, spec: DCSearchSpec = DC_AGENT_SPEC
+        self, values: Values, value_weight: float, spec: DCSearchSpec = DC_SEARCH_SPECS[8]
     ) -> None:
         if not 0.0 <= value_weight <= 1.0:
             raise ValueError(f"value_weight must be in [0, 1], got {value_weight!r}")
@@ -60,9 +60,9 @@ class DCValueSearch(SearchDCBot):
         from rllib_curling.dc_env.spaces import encode_positions
 
         us = state.next_team
-        assert us is not None  # a bot is asked only when a team throws
-        mover = state.first_team if (after + 1) % 2 == 0 else 1 - state.first_team
         seen = dataclasses.replace(state, shot=after + 1)
+        mover = seen.next_team
+        assert us is not None and mover is not None  # a bot is asked only when a team throws
         v = np.asarray(self.values(encode_positions(seen, positions, mover)), np.float64)
         p_mover = np.clip(0.5 + 0.5 * v.reshape(len(positions)), 0.0, 1.0)
         return p_mover if mover == us else 1.0 - p_mover

@@ -146,8 +146,7 @@ def encode_positions(state: DCGameState, positions: np.ndarray, team: int) -> np
     house_score = points[:, my_parity] - points[:, 1 - my_parity]
     thrown_mine = int(np.sum(mine & (rows < shot)))
     thrown_theirs = int(np.sum(~mine & (rows < shot)))
-    context = np.empty((batch, CONTEXT_FEATURES), np.float64)
-    context[:] = [
+    same_for_all = [
         shot / (N_ROWS - 1),
         min(state.end / max(ends - 1, 1), 1.0),
         float(state.is_extra_end),
@@ -156,9 +155,9 @@ def encode_positions(state: DCGameState, positions: np.ndarray, team: int) -> np
         float(state.hammer_team == team),
         (8 - thrown_mine) / 8.0,
         (8 - thrown_theirs) / 8.0,
-        0.0,
     ]
-    context[:, -1] = np.clip(house_score / 8.0, -1.0, 1.0)
+    context = np.column_stack([np.tile(same_for_all, (batch, 1)),
+                               np.clip(house_score / 8.0, -1.0, 1.0)])  # fmt: skip
     obs = np.concatenate([stones.reshape(batch, -1), context], axis=1)
     return np.clip(obs, OBS_LOW, OBS_HIGH).astype(np.float32)
 
