@@ -7,7 +7,7 @@ dataset (those draw from ``DC_DATASET_SEED_TAG`` streams), e.g.
         --value-weight 0.5 --games 20 --seed 5000
 
 ``--value-weight 0`` is level 8's search valuing every stone by the chance to win alone.
-Prints one line per game and a JSON summary.
+Prints one line per game and a JSON summary (``rllib evaluate``'s DC games and figures).
 """
 
 from __future__ import annotations
@@ -18,10 +18,7 @@ import time
 
 from rllib_curling.agent.dc_search import DCValueSearch
 from rllib_curling.agent.policy import load_policy
-from rllib_curling.dc_bots.levels import make_dc_bot
-from rllib_curling.dc_bots.matches import DCGameResult, play_dc_match
-from rllib_curling.dc_game import DCGameConfig
-from rllib_curling.game import result_for
+from rllib_curling.cli.commands.evaluate_dc import evaluate_dc
 from rllib_curling.names import DEFAULT_MODULE_ID
 from rllib_curling.rl.checkpoints import DC_ICE
 
@@ -37,22 +34,11 @@ def main() -> None:
     args = parser.parse_args()
     policy = load_policy(args.checkpoint, DEFAULT_MODULE_ID, ice=DC_ICE)
     bot = DCValueSearch(policy.values, args.value_weight)
-    scores: list[float] = []
     start = time.perf_counter()
-
-    def progress(g: int, team: int, game: DCGameResult) -> None:
-        outcome = result_for(team, game.winner)
-        scores.append(outcome.points)
-        print(f"game {g + 1}: team {team} {outcome.value} ends {list(game.end_scores)} "
-              f"[{sum(scores)}/{len(scores)}, {time.perf_counter() - start:.0f} s]",
-              flush=True)  # fmt: skip
-
-    config = DCGameConfig(standard_end_count=args.ends)
-    play_dc_match(bot, make_dc_bot(args.level), args.games, config, args.seed, progress)
+    result = evaluate_dc(bot, args.games, args.level, args.ends, args.seed)
     print(json.dumps({
-        "checkpoint": args.checkpoint, "level": args.level, "value_weight": args.value_weight,
-        "games": args.games, "ends": args.ends, "seed": args.seed,
-        "score_rate": sum(scores) / len(scores), "seconds": time.perf_counter() - start,
+        "checkpoint": args.checkpoint, "value_weight": args.value_weight, "ends": args.ends,
+        "seed": args.seed, **result.as_dict(), "seconds": time.perf_counter() - start,
     }))  # fmt: skip
 
 

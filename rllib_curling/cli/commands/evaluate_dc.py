@@ -13,6 +13,7 @@ from rllib_curling.cli.evaluation import EvaluationResult
 
 if TYPE_CHECKING:
     from rllib_curling.agent.dc_player import AgentDCBot
+    from rllib_curling.dc_bots.base import DCBot
 
 
 def check_dc_options(args: argparse.Namespace) -> None:
@@ -45,7 +46,7 @@ def load_dc_agent_or_refuse(checkpoint: str, module_id: str) -> AgentDCBot:
 
 
 def evaluate_dc(
-    agent: AgentDCBot,
+    agent: DCBot,
     episodes: int,
     opponent: int,
     ends: int,
