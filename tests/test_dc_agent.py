@@ -21,7 +21,7 @@ import pytest
 from rllib_curling.agent.dc_player import AgentDCBot, load_dc_agent
 from rllib_curling.agent.policy import load_policy
 from rllib_curling.dc_aiming import dc_shot_tables
-from rllib_curling.dc_bots.base import finish
+from rllib_curling.dc_bots.base import clamped_shot
 from rllib_curling.dc_bots.levels import make_dc_bot
 from rllib_curling.dc_bots.matches import play_dc_match
 from rllib_curling.dc_bots.search import SearchDCBot
@@ -86,7 +86,7 @@ def test_search_dc_bot__reported_layout_index_throws_its_release() -> None:
     state = busy_state()
     teacher = SearchDCBot(5).over_layout(DC_SHOTS_SPEC)
     judgement = teacher.judge(state, np.random.default_rng(1))
-    thrown = finish(dc_layout().throw(judgement.index, dc_shot_tables(), state.position))
+    thrown = clamped_shot(dc_layout().throw(judgement.index, dc_shot_tables(), state.position))
     assert np.allclose(thrown, judgement.shot)
     assert judgement.values[judgement.index] == np.nanmax(judgement.values)  # noise-free: best
 
@@ -101,7 +101,7 @@ def test_export_dc_agent__says_fcv1_and_chooses_a_legal_shot(tmp_path: Path) -> 
     index = bot.action(state)
     assert dc_layout().legal(state.position)[index]
     assert np.allclose(
-        bot.choose(state), finish(dc_layout().throw(index, dc_shot_tables(), state.position))
+        bot.choose(state), clamped_shot(dc_layout().throw(index, dc_shot_tables(), state.position))
     )
 
 

@@ -16,6 +16,7 @@ from rllib_curling.physics.fcv1 import (
     NORMAL_DIST,
     STATUS_NAMES,
     NoiseModel,
+    clamp_speed,
     noisy_throws,
     simulate,
     simulate_batch,
@@ -156,6 +157,15 @@ def test_noise__speed_clamped_then_normal_speed_and_direction_errors() -> None:
     slow = noisy_throws(base, np.random.default_rng(0), careful)
     assert np.hypot(slow[:, 0], slow[:, 1]).std() == pytest.approx(0.001, rel=0.03)
     assert np.allclose(slow[:, 0], 0.0) and NORMAL_DIST.max_speed == dc_sheet.MAX_SPEED
+
+
+def test_clamp_speed__cuts_the_speed_keeps_the_direction() -> None:
+    fast, slow = [3.0 * dc_sheet.MAX_SPEED / 5, 4.0 * dc_sheet.MAX_SPEED / 5 * 2], [0.1, 2.0]
+    out = clamp_speed([fast, slow])
+    assert np.hypot(*out[0]) == pytest.approx(dc_sheet.MAX_SPEED)
+    assert np.arctan2(out[0][1], out[0][0]) == pytest.approx(np.arctan2(fast[1], fast[0]))
+    assert np.array_equal(out[1], slow)  # below the clamp: unchanged
+    assert clamp_speed((0.0, 9.0), max_speed=3.0).tolist() == [0.0, 3.0]
 
 
 def test_jump__equals_the_exact_steps_it_replaces() -> None:

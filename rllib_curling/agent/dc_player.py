@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from rllib_curling.dc_bots.base import DCBot, DCShot, finish
+from rllib_curling.dc_bots.base import DCBot, DCShot, clamped_shot
 from rllib_curling.dc_game import DCGameState
 from rllib_curling.names import DEFAULT_MODULE_ID
 
@@ -24,8 +24,6 @@ from rllib_curling.names import DEFAULT_MODULE_ID
 class AgentDCBot(DCBot):
     """A loaded DC policy (``agent.policy.LoadedPolicy`` on the DC env's ``action="shots"``)
     as a DC bot; deterministic (``rng`` is not used)."""
-
-    level = -1
 
     def __init__(self, policy: Any, name: str = "dc agent") -> None:
         from rllib_curling.dc_aiming import dc_shot_tables
@@ -47,7 +45,7 @@ class AgentDCBot(DCBot):
 
     def choose(self, state: DCGameState, rng: np.random.Generator | None = None) -> DCShot:
         index = self.action(state)
-        return finish(self.layout.throw(index, self.tables, state.position))
+        return clamped_shot(self.layout.throw(index, self.tables, state.position))
 
 
 def load_dc_agent(checkpoint: Any, module_id: str = DEFAULT_MODULE_ID) -> AgentDCBot:

@@ -24,6 +24,7 @@ from rllib_curling import dc_sheet
 from rllib_curling.dc_bots.candidates import DCSearchSpec, win_judge
 from rllib_curling.dc_bots.search import DC_SEARCH_SPECS, SearchDCBot
 from rllib_curling.dc_game import DCGameState
+from rllib_curling.errors import ConfigError
 
 #: ``values(obs)``: ``(B, OBS_SIZE)`` DC observations -> ``(B,)`` value-head estimates.
 Values = Callable[[np.ndarray], np.ndarray]
@@ -38,7 +39,7 @@ class DCValueSearch(SearchDCBot):
         self, values: Values, value_weight: float, spec: DCSearchSpec = DC_SEARCH_SPECS[8]
     ) -> None:
         if not 0.0 <= value_weight <= 1.0:
-            raise ValueError(f"value_weight must be in [0, 1], got {value_weight!r}")
+            raise ConfigError(f"value_weight must be in [0, 1], got {value_weight!r}")
         super().__init__(8, spec)
         self.values = values
         self.value_weight = value_weight

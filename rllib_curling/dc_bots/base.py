@@ -17,6 +17,7 @@ import numpy as np
 
 from rllib_curling import dc_rules, dc_sheet
 from rllib_curling.dc_game import DCGameState
+from rllib_curling.physics.fcv1 import clamp_speed
 from rllib_curling.positions import StoneView
 
 __all__ = ["DUMB_SHOT", "DCBot", "DCShot", "DCStones", "signed_score", "thrower_parity"]
@@ -28,9 +29,11 @@ TX, TY = dc_sheet.TEE
 
 
 class DCBot:
-    """A built-in opponent on DC's ice. Subclasses set ``level``, ``name``; implement ``choose``."""
+    """A player on DC's ice that chooses in process. The built-in opponents set ``level`` (their
+    place on the ladder, ``dc_bots.levels``); other players (an agent) leave it None. Subclasses
+    set ``name`` and implement ``choose``."""
 
-    level: int = -1
+    level: int | None = None
     name: str = "dc bot"
 
     def choose(self, state: DCGameState, rng: np.random.Generator | None = None) -> DCShot:
@@ -38,6 +41,8 @@ class DCBot:
         raise NotImplementedError
 
     def __repr__(self) -> str:
+        if self.level is None:
+            return f"{type(self).__name__}(name={self.name!r})"
         return f"{type(self).__name__}(level={self.level})"
 
 
@@ -58,12 +63,11 @@ def signed_score(positions: np.ndarray, parity: int) -> np.ndarray:
     return np.asarray(both[..., parity] - both[..., 1 - parity])
 
 
-def finish(shot: object) -> DCShot:
-    """Plain floats, the speed kept below DC's clamp (``dc_sheet.MAX_SPEED``)."""
+def clamped_shot(shot: object) -> DCShot:
+    """``(vx, vy, rotation)`` as plain floats, the speed clamped as DC clamps a release
+    (``physics.fcv1.clamp_speed``) and the rotation's sign kept (±1)."""
     vx, vy, rotation = (float(a) for a in np.asarray(shot, dtype=np.float64))
-    speed = float(np.hypot(vx, vy))
-    if speed > dc_sheet.MAX_SPEED:
-        vx, vy = vx * dc_sheet.MAX_SPEED / speed, vy * dc_sheet.MAX_SPEED / speed
+    vx, vy = clamp_speed((vx, vy)).tolist()
     return vx, vy, 1.0 if rotation >= 0 else -1.0
 
 

@@ -32,7 +32,7 @@ from rllib_curling.dc_bots.base import (
     DCShot,
     DCStones,
     bot_rng,
-    finish,
+    clamped_shot,
     thrower_parity,
 )
 from rllib_curling.dc_bots.candidates import DCSearchSpec, candidates, judge, outcomes
@@ -67,8 +67,8 @@ def open_draw(
     options = [tables.draw(x, y, s) for s in (first, -first)]
     for shot in options:
         if path_open(tables, stones, shot, (x, y)):
-            return finish(shot), True
-    return finish(options[0]), False
+            return clamped_shot(shot), True
+    return clamped_shot(options[0]), False
 
 
 def open_hit(
@@ -80,8 +80,8 @@ def open_hit(
     options = [tables.hit(x, y, speed, s) for s in (first, -first)]
     for shot in options:
         if path_open(tables, stones, shot, (x, y), skip=(k,)):
-            return finish(shot), True
-    return finish(options[0]), False
+            return clamped_shot(shot), True
+    return clamped_shot(options[0]), False
 
 
 def free_spot(stones: DCStones, x: float, y: float) -> bool:
@@ -94,7 +94,7 @@ def free_spot(stones: DCStones, x: float, y: float) -> bool:
 def last_stone(tables: DCShotTables, state: DCGameState) -> DCShot:
     """The hammer's last stone: the candidate that scores most, noise off."""
     shots = candidates(tables, state.position, LAST_STONE_SPEC)
-    return finish(shots[int(np.argmax(judge(state, outcomes(state, shots))))])
+    return clamped_shot(shots[int(np.argmax(judge(state, outcomes(state, shots))))])
 
 
 class RulesDCBot(DCBot):
@@ -142,7 +142,7 @@ class RulesDCBot(DCBot):
             mine = stones.position[stones.mine].reshape(-1, 2)
             centre_guards = dc_rules.in_guard_zone(mine) & (np.abs(mine[:, 0] - TX) < 0.5)
             if not centre_guards.any():
-                return finish(tables.draw(*CENTRE_GUARD, 1.0 if rng.random() < 0.5 else -1.0))
+                return clamped_shot(tables.draw(*CENTRE_GUARD, 1.0 if rng.random() < 0.5 else -1.0))
             return open_draw(tables, stones, TX, TY, rng)[0]
         for side in rng.permutation([-1.0, 1.0]):
             x, y = TX + SIDE_DRAW * side, TY - 0.2

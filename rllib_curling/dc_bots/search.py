@@ -46,7 +46,7 @@ import numpy as np
 
 from rllib_curling import dc_sheet
 from rllib_curling.dc_aiming import DCShotTables, dc_shot_tables
-from rllib_curling.dc_bots.base import TY, DCBot, DCShot, bot_rng, finish
+from rllib_curling.dc_bots.base import TY, DCBot, DCShot, bot_rng, clamped_shot
 from rllib_curling.dc_bots.candidates import (
     DCSearchSpec,
     candidates,
@@ -97,7 +97,7 @@ NAMES = {
 class DCJudgement:
     """What a search decided: ``index`` (the layout index of the shot it threw), ``values``
     (``(n,)`` float32: every legal shot's noise-free value, ``SearchDCBot.value``; NaN where
-    illegal) and ``shot`` (the release, ``finish``ed)."""
+    illegal) and ``shot`` (the release, ``clamped_shot``)."""
 
     index: int
     values: np.ndarray
@@ -146,7 +146,7 @@ class SearchDCBot(DCBot):
         legal = np.flatnonzero(layout.legal(state.position))  # candidate i is index legal[i]
         screen = np.full(layout.n, np.nan, np.float32)
         screen[legal] = values
-        return DCJudgement(int(legal[best]), screen, finish(shots[best]))
+        return DCJudgement(int(legal[best]), screen, clamped_shot(shots[best]))
 
     def rank(
         self, state: DCGameState, rng: np.random.Generator | None = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rllib_curling.dc_aiming import dc_shot_tables
-from rllib_curling.dc_bots.base import DUMB_SHOT, TX, TY, DCBot, DCShot, bot_rng, finish
+from rllib_curling.dc_bots.base import DUMB_SHOT, TX, TY, DCBot, DCShot, bot_rng, clamped_shot
 from rllib_curling.dc_game import DCGameState
 
 #: Level 1 draws each release speed (m/s) and bearing (rad from +y) uniformly from these.
@@ -35,7 +35,7 @@ class RandomDCBot(DCBot):
             (RANDOM_SPEED[0], RANDOM_BEARING[0], -1.0), (RANDOM_SPEED[1], RANDOM_BEARING[1], 1.0)
         )
         rotation = 1.0 if sign >= 0 else -1.0
-        return finish((speed * np.sin(bearing), speed * np.cos(bearing), rotation))
+        return clamped_shot((speed * np.sin(bearing), speed * np.cos(bearing), rotation))
 
 
 class ButtonDCBot(DCBot):
@@ -46,4 +46,4 @@ class ButtonDCBot(DCBot):
 
     def choose(self, state: DCGameState, rng: np.random.Generator | None = None) -> DCShot:
         rotation = 1.0 if bot_rng(rng).random() < 0.5 else -1.0
-        return finish(dc_shot_tables().draw(TX, TY, rotation))
+        return clamped_shot(dc_shot_tables().draw(TX, TY, rotation))

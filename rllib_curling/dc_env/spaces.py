@@ -59,6 +59,9 @@ OBS_LOW, OBS_HIGH = -4.0, 4.0
 #: The x columns (the ones a left-right mirror negates).
 X_COLUMNS = np.arange(N_ROWS) * STONE_FEATURES
 Y_SCALE = dc_sheet.TEE_Y - dc_sheet.HOG_Y
+#: Score differences (the game's, the end's if it ended now) are read in units of 8 points.
+SCORE_SCALE = 8.0
+STONES = dc_sheet.STONES_PER_TEAM
 
 __all__ = [
     "ACTION_MASK", "OBSERVATIONS", "OBS_SIZE", "action_space", "dc_layout", "mirror_observation",
@@ -151,13 +154,13 @@ def encode_positions(state: DCGameState, positions: np.ndarray, team: int) -> np
         min(state.end / max(ends - 1, 1), 1.0),
         float(state.is_extra_end),
         max(ends - 1 - state.end, 0) / ends,
-        np.clip((totals[team] - totals[1 - team]) / 8.0, -1.0, 1.0),
+        np.clip((totals[team] - totals[1 - team]) / SCORE_SCALE, -1.0, 1.0),
         float(state.hammer_team == team),
-        (8 - thrown_mine) / 8.0,
-        (8 - thrown_theirs) / 8.0,
+        (STONES - thrown_mine) / STONES,
+        (STONES - thrown_theirs) / STONES,
     ]
     context = np.column_stack([np.tile(same_for_all, (batch, 1)),
-                               np.clip(house_score / 8.0, -1.0, 1.0)])  # fmt: skip
+                               np.clip(house_score / SCORE_SCALE, -1.0, 1.0)])  # fmt: skip
     obs = np.concatenate([stones.reshape(batch, -1), context], axis=1)
     return np.clip(obs, OBS_LOW, OBS_HIGH).astype(np.float32)
 

@@ -271,8 +271,8 @@ class CurlingMetrics(RLlibCallback):
 
 
 def _curriculum_of(env_config: Mapping[str, Any] | None) -> CurriculumConfig | None:
-    value = (env_config or {}).get("curriculum")
-    return None if value is None else CurriculumConfig.from_value(value)
+    """The env's parsed curriculum (``CurlingEnvConfig.curriculum_config``), or None."""
+    return CurlingEnvConfig.from_dict(dict(env_config or {})).curriculum_config
 
 
 def env_config_of(config: AlgorithmConfig | None) -> Mapping[str, Any]:

@@ -155,7 +155,7 @@ def module_checkpoint_dir(checkpoint: CheckpointLike, module_id: str = DEFAULT_M
         if not module_dir.is_dir():
             found = sorted(p.name for p in (path / MODULE_DIR).iterdir())
             raise FileNotFoundError(
-                f"no module {module_id!r} in {path}; found: {found} (pick one with --module-id)"
+                f"no module {module_id!r} in {path}; its modules: {found} (load one of those ids)"
             )
         return module_dir
     if (path / "policies").is_dir():

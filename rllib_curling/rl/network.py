@@ -26,7 +26,7 @@ import torch
 from torch import nn
 
 from rllib_curling import observation
-from rllib_curling.errors import refuse_unknown_keys
+from rllib_curling.errors import ConfigError, refuse_unknown_keys
 
 #: The network's name: in RLlib's ModelCatalog, and in ``module_spec(algo, name=...)``.
 MODEL_NAME = "curling_net"
@@ -52,14 +52,15 @@ ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh, "silu": nn.SiLU, "elu": nn.ELU}
 
 
 def resolve_model_config(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Return ``DEFAULT_MODEL_CONFIG`` updated by ``overrides``; unknown keys raise ValueError."""
+    """Return ``DEFAULT_MODEL_CONFIG`` updated by ``overrides``; an unknown key or value raises
+    ``ConfigError``."""
     overrides = dict(overrides or {})
     refuse_unknown_keys(overrides, DEFAULT_MODEL_CONFIG, f"{MODEL_NAME} model_config")
     cfg = {**DEFAULT_MODEL_CONFIG, **overrides}
     if cfg["pool"] not in POOLS:
-        raise ValueError(f"pool={cfg['pool']!r}; valid: {list(POOLS)}")
+        raise ConfigError(f"pool={cfg['pool']!r}; valid: {list(POOLS)}")
     if cfg["activation"] not in ACTIVATIONS:
-        raise ValueError(f"activation={cfg['activation']!r}; valid: {sorted(ACTIVATIONS)}")
+        raise ConfigError(f"activation={cfg['activation']!r}; valid: {sorted(ACTIVATIONS)}")
     return cfg
 
 
@@ -105,7 +106,7 @@ class CurlingEncoder(nn.Module):
         self.attention: nn.MultiheadAttention | None = None
         if cfg["attention"]:
             if d_stone % int(cfg["attention_heads"]):
-                raise ValueError(
+                raise ConfigError(
                     f"attention_heads={cfg['attention_heads']} must divide the stone width "
                     f"{d_stone}"
                 )

@@ -16,7 +16,7 @@ from rllib_curling.physics.fcv1.engine import (
     simulate,
     simulate_batch,
 )
-from rllib_curling.physics.fcv1.noise import NORMAL_DIST, NoiseModel, noisy_throws
+from rllib_curling.physics.fcv1.noise import NORMAL_DIST, NoiseModel, clamp_speed, noisy_throws
 
 __all__ = [
     "NORMAL_DIST",
@@ -26,6 +26,7 @@ __all__ = [
     "Fcv1Result",
     "NoiseModel",
     "check_throws",
+    "clamp_speed",
     "noisy_throws",
     "simulate",
     "simulate_batch",

@@ -30,6 +30,14 @@ class NoiseModel:
 NORMAL_DIST = NoiseModel()
 
 
+def clamp_speed(velocities: object, max_speed: float = dc_sheet.MAX_SPEED) -> np.ndarray:
+    """(N, 2) or (2,) release velocities with their speed cut to ``max_speed`` (the direction
+    kept), as DC clamps a release before its noise: a new array of the same shape."""
+    v = np.asarray(velocities, dtype=np.float64)
+    speed = np.hypot(v[..., 0], v[..., 1])[..., None]
+    return np.where(speed > max_speed, v * (max_speed / np.maximum(speed, 1e-300)), v)
+
+
 def noisy_throws(
     velocities: object, rng: np.random.Generator, noise: NoiseModel = NORMAL_DIST
 ) -> np.ndarray:
@@ -39,10 +47,8 @@ def noisy_throws(
     if flat.ndim != 2 or flat.shape[1] != 2:
         raise ValueError(f"velocities must have shape (2,) or (N, 2); got {v.shape}")
     draws = rng.normal(size=(flat.shape[0], 2))
-    speed = (
-        np.minimum(np.hypot(flat[:, 0], flat[:, 1]), noise.max_speed)
-        + noise.speed_std * draws[:, 0]
-    )
+    flat = clamp_speed(flat, noise.max_speed)
+    speed = np.hypot(flat[:, 0], flat[:, 1]) + noise.speed_std * draws[:, 0]
     angle = np.arctan2(flat[:, 1], flat[:, 0]) + noise.angle_std * draws[:, 1]
     out = np.stack([speed * np.cos(angle), speed * np.sin(angle)], axis=1)
     return out.reshape(v.shape)

@@ -39,7 +39,7 @@ class DC3ServerConfig:
 
     host: str = "127.0.0.1"
     ports: tuple[int, int] = DEFAULT_PORTS
-    ends: int = 10
+    ends: int = DCGameConfig.standard_end_count
     thinking_time: float | None = None
     extra_end_thinking_time: float = EXTRA_END_TIME
     games: int = 1
