@@ -107,6 +107,8 @@ class DCJudgement:
 class SearchDCBot(DCBot):
     """Levels 5–8 (``DC_SEARCH_SPECS``); ``spec`` replaces the level's (``over_layout``)."""
 
+    level: int
+
     def __init__(self, level: int, spec: DCSearchSpec | None = None) -> None:
         if level not in DC_SEARCH_SPECS:
             raise ValueError(f"SearchDCBot levels are {sorted(DC_SEARCH_SPECS)}, got {level!r}")
