@@ -147,7 +147,7 @@ class DCShotLayout:
         if not 0 <= index < self.n:
             raise IndexError(f"shot index must be in 0..{self.n - 1}, got {index}")
         if index < self.n_draws:
-            return self.draw_throws(tables)[index]
+            return np.asarray(self.draw_throws(tables)[index], dtype=np.float64)
         if index == self.throw_away or not self.legal(position)[index]:
             return np.asarray(DUMB_SHOT, dtype=np.float64)
         return self._hit(index - self.n_draws, tables, np.asarray(position, dtype=np.float64))
@@ -155,7 +155,7 @@ class DCShotLayout:
     def _hit(self, k: int, tables: DCShotTables, position: np.ndarray) -> np.ndarray:
         dx, speed, rot, row = self.hits[k]
         x, y = position[int(row)]
-        return tables.hits(x + dx, y, speed, rot)[0]
+        return np.asarray(tables.hits(x + dx, y, speed, rot)[0], dtype=np.float64)
 
     def describe(self, index: int) -> str:
         """A shot in words, e.g. ``"draw to (0.25, 38.41) ccw"`` or ``"hit row 3 at 3.0 m/s
@@ -210,7 +210,7 @@ def judge(state: DCGameState, positions: np.ndarray) -> np.ndarray:
     house = dc_rules.in_house(positions)
     mine = house[..., parity::2].sum(axis=-1)
     theirs = house[..., 1 - parity :: 2].sum(axis=-1)
-    return signed_score(positions, parity) + HOUSE_STONE_VALUE * (mine - theirs)
+    return np.asarray(signed_score(positions, parity) + HOUSE_STONE_VALUE * (mine - theirs))
 
 
 def win_judge(state: DCGameState, positions: np.ndarray) -> np.ndarray:
