@@ -58,18 +58,39 @@ def send_stop_signal(proc: subprocess.Popen, sig: int) -> bool:
     return SIGNALS_TO_ONE_CHILD
 
 
-def stop_and_reap(proc: subprocess.Popen, sig: int, timeout: float = 30.0) -> bool:
+@dataclass(frozen=True)
+class Stopped:
+    """How a child took its stop signal (``stop_and_reap``): whether the signal itself was
+    ``sent`` (``send_stop_signal``), its exit code and what it printed after the signal."""
+
+    sent: bool
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def clean(self) -> bool:
+        """Exited with 0; or terminated where the signal cannot be sent, when the exit code
+        says nothing."""
+        return self.returncode == 0 or not self.sent
+
+
+def stop_and_reap(proc: subprocess.Popen, sig: int, timeout: float = 30.0) -> Stopped:
     """``send_stop_signal``, then wait up to ``timeout`` s for ``proc`` to exit. A child that
-    does not is killed and reaped (nothing outlives its test) and the test fails. Returns
-    whether the signal was sent (``send_stop_signal``)."""
+    does not is killed and reaped (nothing outlives its test) and the test fails."""
     sent = send_stop_signal(proc, sig)
     try:
-        proc.communicate(timeout=timeout)
+        out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         proc.kill()
-        proc.communicate()
-        pytest.fail(f"{proc.args!r} was still running {timeout:g} s after signal {sig}")
-    return sent
+        _, err = proc.communicate()
+        pytest.fail(f"{proc.args!r} was still running {timeout:g} s after signal {sig}; "
+                    f"stderr: {_text(err)[-2000:]}")  # fmt: skip
+    return Stopped(sent, proc.returncode, _text(out), _text(err))
+
+
+def _text(output: str | bytes | None) -> str:
+    return output.decode(errors="replace") if isinstance(output, bytes) else output or ""
 
 
 # -- a client written from protocol.md ---------------------------------------------------------

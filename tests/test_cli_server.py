@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from server_helpers import RawClient, send_stop_signal
+from server_helpers import RawClient, stop_and_reap
 
 from rllib_curling.cli.commands.server import build_config
 from rllib_curling.cli.curling import build_parser
@@ -222,10 +222,9 @@ def _stderr_line(proc: subprocess.Popen[bytes]) -> str:
 def _stop(proc: subprocess.Popen[bytes]) -> tuple[str, str]:
     """SIGTERM (Windows: terminated, see ``send_stop_signal``), then the rest of stdout and
     stderr."""
-    graceful = send_stop_signal(proc, signal.SIGTERM)
-    out, err = proc.communicate(timeout=20)
-    assert proc.returncode == 0 or not graceful
-    return out.decode(), err.decode()
+    stopped = stop_and_reap(proc, signal.SIGTERM, timeout=20)
+    assert stopped.clean, stopped.stderr[-2000:]
+    return stopped.stdout, stopped.stderr
 
 
 @pytest.mark.slow

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from server_helpers import CTRL_C_CHILD, send_stop_signal
+from server_helpers import CTRL_C_CHILD, stop_and_reap
 from web_helpers import get_json, http
 
 pytestmark = pytest.mark.timeout(180)
@@ -46,14 +46,8 @@ def _watch_match(*args: str) -> tuple[list[str], list[dict[str, Any]], dict[str,
         last["replayed"] = json.loads(body)
         last["first_shot"] = shot
     finally:
-        ctrl_c = send_stop_signal(proc, signal.SIGINT)
-        try:
-            _, err = proc.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            _, err = proc.communicate()
-            pytest.fail(f"curling match --watch ignored Ctrl+C for 30 s; stderr: {err[-2000:]}")
-    assert proc.returncode == 0 or not ctrl_c, err[-2000:]
+        stopped = stop_and_reap(proc, signal.SIGINT)
+    assert stopped.clean, stopped.stderr[-2000:]
     return lines, games, last
 
 
