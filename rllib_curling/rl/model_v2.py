@@ -52,7 +52,8 @@ class CurlingModelV2(TorchModelV2, nn.Module):
         name: str,
         **custom_model_config: Any,
     ) -> None:
-        # RLlib passes num_outputs None for a model that only embeds (set below, as RLlib asks).
+        # RLlib passes num_outputs None for a model that only embeds (set below, as RLlib asks);
+        # RLlib's stub types it int, hence the ignore.
         TorchModelV2.__init__(self, obs_space, action_space, num_outputs, model_config, name)  # type: ignore[arg-type]
         nn.Module.__init__(self)
         check_observation_space(getattr(obs_space, "original_space", obs_space))

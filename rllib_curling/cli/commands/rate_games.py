@@ -52,8 +52,9 @@ class RoundRobin:
     workers: int = 1
 
 
-#: Seconds a checkpoint client waits for the server (for the external AI: a day).
-CLIENT_TIMEOUT_S = 600.0
+#: Seconds a rating's checkpoint client waits for the server (longer than a client's default,
+#: ``protocol.defaults.CLIENT_TIMEOUT_S``: the other side may search); for the external AI a day.
+RATING_CLIENT_TIMEOUT_S = 600.0
 EXTERNAL_TIMEOUT_S = 86_400.0
 
 #: ``report(score_of_a)``: one finished game of a pair.
@@ -189,7 +190,7 @@ def _server_pair(
                 print(f"listening on {host}:{port}: connect the external AI (any key without "
                       f"':N'); it plays {setup.games} games of {setup.ends} ends against "
                       f"{other}", file=sys.stderr, flush=True)  # fmt: skip
-            timeout = EXTERNAL_TIMEOUT_S if external else CLIENT_TIMEOUT_S
+            timeout = EXTERNAL_TIMEOUT_S if external else RATING_CLIENT_TIMEOUT_S
             for e in (a, b):
                 if isinstance(e, Agent):
                     sign = 1.0 if e is a else -1.0  # the first checkpoint's client reports
