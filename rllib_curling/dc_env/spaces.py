@@ -61,6 +61,7 @@ X_COLUMNS = np.arange(N_ROWS) * STONE_FEATURES
 Y_SCALE = dc_sheet.TEE_Y - dc_sheet.HOG_Y
 #: Score differences (the game's, the end's if it ended now) are read in units of 8 points.
 SCORE_SCALE = 8.0
+#: Stones still to throw are read as a share of a team's stones.
 STONES = dc_sheet.STONES_PER_TEAM
 
 __all__ = [

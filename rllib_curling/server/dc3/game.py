@@ -65,6 +65,7 @@ from rllib_curling.dc_ice import DEFAULT_PLAYERS, player_of, throw_stone
 from rllib_curling.dc_protocol import dc3
 from rllib_curling.dc_protocol.dc3_state import TEAMS, Concede, GameState, Move, Shot
 from rllib_curling.errors import InvalidThrowError, ProtocolError
+from rllib_curling.physics.fcv1 import clamp_speed
 from rllib_curling.server.dc3.wire import settings_of, wire_state
 from rllib_curling.server.dc_turn_clock import TurnClock
 from rllib_curling.server.records import Recorder, position_list
@@ -234,7 +235,7 @@ class DC3Game:
         if speed > noise.max_speed:  # DC3's player clamps the speed (then adds the noise)
             log.info("DC3 game %s: %s's speed %.4g m/s clamped to %g", self.id, TEAMS[team],
                      speed, noise.max_speed)  # fmt: skip
-            vx, vy = vx * noise.max_speed / speed, vy * noise.max_speed / speed
+            vx, vy = clamp_speed((vx, vy), noise.max_speed).tolist()
         seed = int(self.rng.integers(2**63))
         rotation = 1.0 if move.rotation == "ccw" else -1.0
         try:
