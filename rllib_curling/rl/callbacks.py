@@ -210,16 +210,16 @@ class CurlingMetrics(RLlibCallback):
     def on_environment_created(self, *, env_runner: EnvRunner, env: gym.Env, **kwargs: Any) -> None:
         # Env runners read the curriculum's window for their metrics; the driver's copy (with
         # on_algorithm_init) runs the promotions.
-        self._curriculum = _curriculum_of(env_runner.config.env_config)
+        self._curriculum = _env_of(env_runner.config.env_config).curriculum_config
 
     @override(RLlibCallback)
     def on_train_result(self, *, algorithm: Algorithm, result: dict, **kwargs: Any) -> None:
         self._speed.add_to(result)
         curling = result.setdefault("curling", {})
-        env_config = env_config_of(algorithm.config)
-        curriculum = _curriculum_of(env_config)
+        env = _env_of(env_config_of(algorithm.config))
+        curriculum = env.curriculum_config
         if curriculum is None:
-            weights = CurlingEnvConfig.from_dict(dict(env_config)).opponents
+            weights = env.opponents
             main = max(weights, key=weights.__getitem__)
             curling["opponent"] = main if isinstance(main, int) else -1
             return
@@ -237,7 +237,7 @@ class CurlingMetrics(RLlibCallback):
     def set_curriculum_state(self, algorithm: Algorithm, state: Mapping[str, Any]) -> None:
         """Resume at a checkpoint's stage: the env runners get its mixture now, and the games
         against its level count from the next iteration's results."""
-        curriculum = _curriculum_of(env_config_of(algorithm.config))
+        curriculum = _env_of(env_config_of(algorithm.config)).curriculum_config
         if curriculum is None:
             return
         self._curriculum = curriculum
@@ -270,9 +270,9 @@ class CurlingMetrics(RLlibCallback):
         )
 
 
-def _curriculum_of(env_config: Mapping[str, Any] | None) -> CurriculumConfig | None:
-    """The env's parsed curriculum (``CurlingEnvConfig.curriculum_config``), or None."""
-    return CurlingEnvConfig.from_dict(dict(env_config or {})).curriculum_config
+def _env_of(env_config: Mapping[str, Any] | None) -> CurlingEnvConfig:
+    """The env's config, parsed once (its curriculum and opponents read from it)."""
+    return CurlingEnvConfig.from_dict(dict(env_config or {}))
 
 
 def env_config_of(config: AlgorithmConfig | None) -> Mapping[str, Any]:
