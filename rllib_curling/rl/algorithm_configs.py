@@ -6,7 +6,8 @@ and run by ``rl.tuning``):
 | algo   | stack   | network                    | sizes (per iteration)                        |
 |--------|---------|----------------------------|----------------------------------------------|
 | PPO    | new/old | ``CurlingActorCritic``     | 2000 steps, minibatch 250, 6 epochs          |
-| IMPALA | new/old | ``CurlingActorCritic``     | batches of 500, learner in the driver        |
+| IMPALA | new/old | ``CurlingActorCritic``     | batches of 500, learner in the driver,       |
+|        |         |                            | samples awaited (``SAMPLER_WAIT_S``)         |
 | APPO   | new/old | ``CurlingAPPOActorCritic`` | as IMPALA, plus target networks              |
 | DQN    | new     | ``CurlingQNetwork``        | RLlib's defaults: batch 32, dueling+double-Q |
 | BC     | new     | ``CurlingActorCritic``     | offline batches of 1024, one pre-learner,    |
@@ -25,13 +26,14 @@ The configs' algorithm classes are the curling-aware ones of ``rl.trainables`` (
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rllib_curling.errors import ConfigError
 from rllib_curling.rl.env_names import DC_ENV_NAME, ENV_NAME
 
 if TYPE_CHECKING:
     from ray.rllib.algorithms.algorithm_config import AlgorithmConfig
+    from ray.rllib.algorithms.impala import IMPALAConfig
 
 
 def _algorithm_classes() -> dict[str, tuple[type, type]]:
@@ -53,6 +55,10 @@ def _algorithm_classes() -> dict[str, tuple[type, type]]:
 #: RLlib's ``gym_env_vectorize_mode`` for the curling env: its creator returns a
 #: ``CurlingVectorEnv`` (``env.vector``).
 VECTOR_MODE = "vector_entry_point"
+#: How long IMPALA and APPO wait for their remote runners' samples in a training step (s).
+#: RLlib's 0 polls them in a busy loop that takes a core from them: on 2 cores a first batch
+#: of a fake env came after 28 s instead of 5 s.
+SAMPLER_WAIT_S = 0.1
 
 
 def _canonical(algo: str) -> str:
@@ -215,7 +221,11 @@ def _size(config: AlgorithmConfig, name: str) -> None:
         )
     elif name in ("IMPALA", "APPO"):
         # num_learners=0: a learner actor would need a third CPU and IMPALA would hang.
-        config.training(train_batch_size_per_learner=500, train_batch_size=500)
+        cast("IMPALAConfig", config).training(  # APPOConfig is an IMPALAConfig
+            train_batch_size_per_learner=500,
+            train_batch_size=500,
+            timeout_s_sampler_manager=SAMPLER_WAIT_S,
+        )
     elif name in OFFLINE:
         # Ray Data runs the data pipeline outside a Tune trial's placement group, on the CPUs
         # the trial leaves: RLlib's default of two pre-learner actors of a CPU each would take
