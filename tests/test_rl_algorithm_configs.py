@@ -132,14 +132,14 @@ def _check_policy(checkpoint: Any, action_space: gym.Space) -> None:
     assert all(action_space.contains(np.asarray(a, dtype=action_space.dtype)) for a in batch)
 
 
+# Every algorithm samples on the local env runner here (a few seconds each); sampling on remote
+# runners, asynchronous for IMPALA and APPO, is test_rllib's, on private servers.
 @pytest.mark.slow
-@pytest.mark.parametrize(("algo", "runners"), [("PPO", 0), ("DQN", 0), ("IMPALA", 1), ("APPO", 1)])
-def test_new_stack__trains_saves_restores(
-    ray_session: None, tmp_path: Path, algo: str, runners: int
-) -> None:
+@pytest.mark.parametrize("algo", ["PPO", "DQN", "IMPALA", "APPO"])
+def test_new_stack__trains_saves_restores(ray_session: None, tmp_path: Path, algo: str) -> None:
 
     start = time.perf_counter()
-    config = algorithm_config(algo, env=FAKE_ENV, num_env_runners=runners, model_config=SMALL)
+    config = algorithm_config(algo, env=FAKE_ENV, num_env_runners=0, model_config=SMALL)
     built = _small(config, algo).build_algo()
     try:
         module = built.get_module()
@@ -156,15 +156,13 @@ def test_new_stack__trains_saves_restores(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("algo", "runners"), [("PPO", 0), ("IMPALA", 1), ("APPO", 1)])
-def test_old_stack__trains_with_the_model_catalog_model(
-    ray_session: None, algo: str, runners: int
-) -> None:
+@pytest.mark.parametrize("algo", ["PPO", "IMPALA", "APPO"])
+def test_old_stack__trains_with_the_model_catalog_model(ray_session: None, algo: str) -> None:
     from rllib_curling.rl.model_v2 import CurlingModelV2
 
     start = time.perf_counter()
     config = algorithm_config(
-        algo, env=FAKE_ENV, num_env_runners=runners, model_config=SMALL, old_stack=True
+        algo, env=FAKE_ENV, num_env_runners=0, model_config=SMALL, old_stack=True
     )
     built = _small(config, algo).build_algo()
     try:
@@ -221,3 +219,15 @@ def test_algorithm_config__names_and_errors() -> None:
     assert not old.enable_rl_module_and_learner and old.num_gpus == 0
     assert old.model["custom_model"] == "curling_net"
     assert old.model["custom_model_config"]["attention"] is True
+
+
+def test_async_algorithms__wait_for_their_runners_samples_instead_of_polling() -> None:
+    from rllib_curling.rl.algorithm_configs import SAMPLER_WAIT_S
+    from rllib_curling.rl.experiments import read_experiment_file
+
+    assert SAMPLER_WAIT_S > 0  # RLlib's 0 polls in a busy loop
+    for algo in ("IMPALA", "APPO"):
+        assert algorithm_config(algo).timeout_s_sampler_manager == SAMPLER_WAIT_S
+        root = Path(__file__).resolve().parents[1]
+        (spec,) = read_experiment_file(root / "tune_configs" / f"{algo.lower()}.yaml")
+        assert spec.config["timeout_s_sampler_manager"] == SAMPLER_WAIT_S
