@@ -121,6 +121,20 @@ def test_train__experiment_name_renames_the_files_experiment(tmp_path: Path) -> 
         _experiments_from_args(args)
 
 
+def test_train__the_2x_file_form_reads_what_dash_f_reads() -> None:
+    from rllib_curling.cli.commands.train import _experiments_from_args
+
+    path = str(ROOT / "tune_configs" / "ppo.yaml")
+    flags = ["--stop", '{"training_iteration": 1}', "--config", '{"lr": 0.001}']
+    parse = rllib_cli.build_parser().parse_args
+    (dash_f,) = _experiments_from_args(parse(["train", "-f", path, *flags]))
+    (file_form,) = _experiments_from_args(parse(["train", "file", path, *flags]))
+    assert file_form == dash_f
+    assert file_form.stop == {"training_iteration": 1} and file_form.config["lr"] == 0.001
+    with pytest.raises(ConfigError, match="did you mean `rllib train file FILE`"):
+        _experiments_from_args(parse(["train", "fiel", path]))
+
+
 def test_experiment_spec__non_mapping_sections_are_refused() -> None:
     with pytest.raises(ConfigError, match="stop must be a mapping"):
         ExperimentSpec.from_mapping("x", {"run": "PPO", "stop": [1]}, "f.yaml")

@@ -184,26 +184,27 @@ def test_dataset__a_bad_opponent_is_a_one_line_error(
 @pytest.mark.slow
 def test_generate__writes_shards_rllib_reads_and_resumes(ray_session: None, tmp_path: Path) -> None:
     out = tmp_path / "data"
+    config = dataclasses.replace(SMALL, games=2, games_per_shard=1)
     lines: list[tuple[int, int]] = []
-    summaries = generate(out, SMALL, progress=lambda s, done, total: lines.append((done, total)))
+    summaries = generate(out, config, progress=lambda s, done, total: lines.append((done, total)))
     assert lines == [(1, 2), (2, 2)]
     rows = list(read_rows(out))
-    assert len(rows) == sum(s["rows"] for s in summaries) == SMALL.games * 8 == count_rows(out)
+    assert len(rows) == sum(s["rows"] for s in summaries) == config.games * 8 == count_rows(out)
     assert COLUMNS <= set(rows[0]) and rows[0]["obs"].shape == rows[0]["new_obs"].shape
-    assert len({r["eps_id"] for r in rows}) == SMALL.games
-    assert json.loads((out / "dataset.json").read_text())["teacher"] == SMALL.teacher
+    assert len({r["eps_id"] for r in rows}) == config.games
+    assert json.loads((out / "dataset.json").read_text())["teacher"] == config.teacher
     # Resumed: a lost shard is played again, and only it, with the same games.
     before = sorted((r["eps_id"], float(r["rewards"]), int(r["actions"])) for r in rows)
     import shutil
 
     shutil.rmtree(shard_dir(out, 1))
-    again = generate(out, SMALL)
+    again = generate(out, config)
     assert [s["shard"] for s in again] == [1]
     after = sorted((r["eps_id"], float(r["rewards"]), int(r["actions"])) for r in read_rows(out))
     assert after == before
-    assert generate(out, SMALL) == []
+    assert generate(out, config) == []
     with pytest.raises(ConfigError, match="other settings"):
-        generate(out, dataclasses.replace(SMALL, teacher=6))
+        generate(out, dataclasses.replace(config, teacher=6))
 
 
 @pytest.mark.slow

@@ -79,7 +79,8 @@ def test_rllib_evaluate__the_distilled_network_plays_alone(
 def test_online_algorithms__learn_on_the_shot_set(
     algo: str, ray_session: None, no_leftover_servers: None
 ) -> None:
-    config = algorithm_config(algo, env_config=dict(ENV), model_config=SMALL)
+    # The local env runner: remote ones (asynchronous for APPO) are test_rllib's.
+    config = algorithm_config(algo, env_config=dict(ENV), num_env_runners=0, model_config=SMALL)
     config.reporting(min_time_s_per_iteration=0.5, min_sample_timesteps_per_iteration=16)
     if algo == "PPO":
         config.training(train_batch_size_per_learner=32, minibatch_size=16, num_epochs=1)

@@ -46,7 +46,8 @@ def _train_until_learning(algo_obj, budget_s: float = 120.0) -> dict:  # type: i
 
 # IMPALA trains, saves and restores in test_rl_algorithm_configs; APPO (IMPALA's subclass, the
 # same aggregation and learner thread) stands for the asynchronous algorithms on private servers.
-@pytest.mark.parametrize(("algo", "runners"), [("PPO", 2), ("DQN", 1), ("APPO", 2)])
+# PPO samples on the local env runner (its remote runners: test_env_runners below).
+@pytest.mark.parametrize(("algo", "runners"), [("PPO", 0), ("DQN", 1), ("APPO", 2)])
 def test_algorithm__iterates_checkpoints_restores_on_auto_servers(
     algo: str, runners: int, ray_session: None, tmp_path: Path, no_leftover_servers: None
 ) -> None:
@@ -64,10 +65,10 @@ def test_algorithm__iterates_checkpoints_restores_on_auto_servers(
         assert "default_policy" in result["learners"]  # the curling network was updated
         ports = algo_obj.env_runner_group.foreach_env_runner(
             lambda r: [e.unwrapped.address for e in r.env.unwrapped.envs],
-            local_env_runner=False,
+            local_env_runner=runners == 0,
         )
         flat = [p for per_runner in ports for p in per_runner]
-        assert len(flat) == runners and len(set(flat)) == runners
+        assert len(flat) == len(set(flat)) == max(runners, 1)  # an env, a server port each
         path = algo_obj.save_to_path(str(tmp_path / "ckpt"))
     finally:
         algo_obj.stop()
@@ -174,10 +175,7 @@ def test_rllib_train__yaml_file_with_stop_override(
     args += ["--config", SMALL_CONFIG, "--storage-path", str(tmp_path)]
     assert rllib_cli.main(args) == 0
     assert list(tmp_path.glob("curling-ppo/*/checkpoint_*"))
-    # The 2.x form: `rllib train file FILE`.
-    args = ["train", "file", str(root / "tune_configs" / "ppo.yaml"), "--stop", STOP_1]
-    args += ["--config", SMALL_CONFIG, "--storage-path", str(tmp_path / "two")]
-    assert rllib_cli.main(args) == 0
+    # The 2.x form, `rllib train file FILE`, reads the same experiment: test_cli_train.py.
 
 
 def test_tune_sweep__two_trials_one_iteration_each(
