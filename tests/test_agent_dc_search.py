@@ -1,4 +1,5 @@
-"""agent.dc_search: DC level 8's search judging by the chance to win and a learned value."""
+"""agent.dc_search: DC level 8's search judging by the chance to win and the network's, from its
+value head or its end-score head through DC's win table."""
 
 from __future__ import annotations
 
@@ -7,12 +8,19 @@ import dataclasses
 import numpy as np
 import pytest
 
-from rllib_curling.agent.dc_search import DCValueSearch, Values
+from rllib_curling import dc_win_table
+from rllib_curling.agent.dc_search import (
+    Chance,
+    DCValueSearch,
+    end_score_chance,
+    result_chance,
+)
 from rllib_curling.dc_bots.candidates import win_judge
 from rllib_curling.dc_bots.levels import make_dc_bot
 from rllib_curling.dc_env.spaces import OBS_SIZE, encode
 from rllib_curling.dc_game import DCGame, DCGameConfig, DCGameState
 from rllib_curling.dc_ice import Fcv1Simulator
+from rllib_curling.win_odds import END_SCORES
 
 
 def busy_state(shots: int) -> DCGameState:
@@ -35,8 +43,9 @@ def some_positions(state: DCGameState, n: int = 5) -> np.ndarray:
     return out
 
 
-def constant(v: float, seen: list[np.ndarray] | None = None) -> Values:
-    """A value head that answers ``v`` everywhere (and keeps what it was shown in ``seen``)."""
+def constant(v: float, seen: list[np.ndarray] | None = None) -> Chance:
+    """The chance of a value head that answers ``v`` everywhere (and keeps what it was shown in
+    ``seen``)."""
 
     def values(obs: np.ndarray) -> np.ndarray:
         assert obs.shape[1:] == (OBS_SIZE,)
@@ -44,7 +53,17 @@ def constant(v: float, seen: list[np.ndarray] | None = None) -> Values:
             seen.append(obs)
         return np.full(len(obs), v)
 
-    return values
+    return result_chance(values)
+
+
+def certain_of(score: int) -> Chance:
+    """The chance of an end-score head sure that the mover scores ``score`` in this end."""
+
+    def end_scores(obs: np.ndarray) -> np.ndarray:
+        assert obs.shape[1:] == (OBS_SIZE,)
+        return np.tile((END_SCORES == score).astype(np.float64), (len(obs), 1))
+
+    return end_score_chance(end_scores)
 
 
 @pytest.mark.parametrize(
@@ -88,3 +107,35 @@ def test_dc_value_search__plays_a_shot_and_refuses_a_weight_outside_0_1() -> Non
     assert np.all(np.isfinite(shot))
     with pytest.raises(ValueError, match="value_weight"):
         DCValueSearch(constant(0.0), value_weight=1.5)
+
+
+@pytest.mark.parametrize("score", [-2, 0, 1, 3])
+def test_end_score_chance__a_sure_score_reads_the_win_table_after_the_end(score: int) -> None:
+    state = busy_state(6)  # end 1 of 4, team 1 one up and throwing first; stone 6: team 1's
+    mover = state.next_team
+    assert mover == 1 and state.hammer_team == 0
+    obs = np.zeros((3, OBS_SIZE))
+    found = certain_of(score)(state, obs)
+    table = dc_win_table.load()
+    # One up, two ends after this one, no hammer in it.
+    np.testing.assert_allclose(found, table.after_end(1, score, 2, 0))
+
+
+def test_end_score_chance__weighs_each_score_by_its_probability() -> None:
+    state = busy_state(6)
+    p = np.zeros(len(END_SCORES))
+    p[END_SCORES == -1], p[END_SCORES == 2] = 0.25, 0.75
+    chance = end_score_chance(lambda obs: np.tile(p, (len(obs), 1)))
+    table = dc_win_table.load()
+    expected = 0.25 * table.after_end(1, -1, 2, 0) + 0.75 * table.after_end(1, 2, 2, 0)
+    np.testing.assert_allclose(chance(state, np.zeros((1, OBS_SIZE))), [expected])
+
+
+def test_dc_value_search__end_score_head_read_from_the_side_of_the_team_to_throw() -> None:
+    state = busy_state(5)  # stone 5 is the hammer team's (team 0); after it team 1 throws
+    positions = some_positions(state)
+    search = DCValueSearch(certain_of(2), value_weight=1.0)
+    table = dc_win_table.load()
+    # After our stone team 1 moves and scores 2 for sure (one up, no hammer): its chance, seen
+    # from our side.
+    np.testing.assert_allclose(search.value(state, positions), 1.0 - table.after_end(1, 2, 2, 0))

@@ -14,10 +14,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
+from rllib_curling import dc_win_table
 from rllib_curling.agent.dc_player import AgentDCBot, load_dc_agent
 from rllib_curling.agent.policy import load_policy
 from rllib_curling.dc_aiming import dc_shot_tables
@@ -26,12 +28,19 @@ from rllib_curling.dc_bots.levels import make_dc_bot
 from rllib_curling.dc_bots.matches import play_dc_match
 from rllib_curling.dc_bots.search import SearchDCBot
 from rllib_curling.dc_env.config import DC_SHOTS_SPEC, DCEnvConfig
-from rllib_curling.dc_env.spaces import OBS_SIZE, action_space, dc_layout, observation_space
+from rllib_curling.dc_env.spaces import (
+    OBS_SIZE,
+    action_space,
+    dc_layout,
+    observation_space,
+    observe,
+)
 from rllib_curling.dc_game import DCGame, DCGameConfig, DCGameState
 from rllib_curling.dc_ice import Fcv1Simulator
 from rllib_curling.errors import ConfigError
 from rllib_curling.offline.dc_dataset import DCDatasetConfig, dc_shard_rows, dc_teacher_levels
 from rllib_curling.rl.checkpoints import export_agent
+from rllib_curling.win_odds import END_SCORES
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -45,15 +54,17 @@ def busy_state(shots: int = 6) -> DCGameState:
     return state
 
 
-def dc_agent(tmp_path: Path) -> Path:
-    """An untrained DC module exported as an agent folder."""
+def dc_agent(tmp_path: Path, value_weight: float = 0.0, **model_config: Any) -> Path:
+    """An untrained DC module exported as an agent folder, its search's ``value_weight`` (0: the
+    network alone)."""
     from rllib_curling.rl.dc_models import DCMaskedActorCritic
 
     module = DCMaskedActorCritic(observation_space=observation_space("shots"),
                                  action_space=action_space(DCEnvConfig()),
-                                 model_config={"hidden": [16]})  # fmt: skip
+                                 model_config={"hidden": [16], **model_config})  # fmt: skip
     module.save_to_path(str(tmp_path / "module"))
-    return export_agent(tmp_path / "module", tmp_path / "agent", card="# test\n")
+    search = {"k": 0, "value_weight": value_weight}
+    return export_agent(tmp_path / "module", tmp_path / "agent", search=search, card="# test\n")
 
 
 def test_dc_shard_rows__columns_shapes_and_labels_inside_the_mask() -> None:
@@ -105,6 +116,40 @@ def test_export_dc_agent__says_fcv1_and_chooses_a_legal_shot(tmp_path: Path) -> 
     )
 
 
+def test_load_dc_agent__searches_with_the_end_score_head_when_its_folder_says_so(
+    tmp_path: Path,
+) -> None:
+    from rllib_curling.agent.dc_search import DCValueSearch
+
+    folder = dc_agent(tmp_path, value_weight=0.7)
+    agent = load_dc_agent(folder)
+    assert isinstance(agent, DCValueSearch) and agent.value_weight == 0.7
+    state = busy_state(5)
+    policy = load_policy(folder, ice="fcv1")
+    p = policy.end_scores(observe(state, state.next_team, "shots")["observations"][None])
+    table = dc_win_table.load()
+    totals, team = state.totals, state.next_team
+    expected = p[0] @ table.after_end(totals[team] - totals[1 - team], END_SCORES,
+                                      state.config.standard_end_count - state.end - 1,
+                                      int(team == state.hammer_team))  # fmt: skip
+    assert agent.chance(state, observe(state, team, "shots")["observations"][None]) == (
+        pytest.approx(expected)
+    )
+    assert isinstance(load_dc_agent(folder, value_weight=0.0), AgentDCBot)  # --no-search
+    assert load_dc_agent(dc_agent(tmp_path / "plain"), value_weight=0.4).value_weight == 0.4
+
+
+def test_load_dc_agent__a_network_without_the_end_score_head_searches_with_its_value(
+    tmp_path: Path,
+) -> None:
+    folder = dc_agent(tmp_path, value_weight=1.0, end_scores=False)
+    agent = load_dc_agent(folder)
+    state = busy_state(5)
+    obs = observe(state, state.next_team, "shots")["observations"][None]
+    v = load_policy(folder, ice="fcv1").values(obs)
+    assert agent.chance(state, obs) == pytest.approx(np.clip(0.5 + 0.5 * v, 0.0, 1.0))
+
+
 def test_load_policy__refuses_an_agent_of_the_other_ice(tmp_path: Path) -> None:
     folder = dc_agent(tmp_path)
     with pytest.raises(ConfigError, match="Digital Curling's ice .* not for the platform's"):
@@ -141,7 +186,10 @@ def test_rllib_evaluate__a_dc_agent_plays_our_dc_levels_on_dc_ice(
 
 @pytest.mark.parametrize(
     ("flags", "says"),
-    [(["--watch"], "--watch is for platform agents"), (["--search", "4"], "policy alone"),
+    [(["--watch"], "--watch is for platform agents"),
+     (["--search", "4"], "--search K is for platform agents"),
+     (["--samples", "4"], "--samples is for platform agents"),
+     (["--no-search", "--value-weight", "0.5"], "choose one"),
      (["--server", "127.0.0.1:7788"], "evaluated in-process")],
 )  # fmt: skip
 def test_rllib_evaluate__a_dc_agent_refuses_platform_options_in_one_line(

@@ -191,6 +191,11 @@ def test_state_from_dc4__rebuilds_what_the_server_sent() -> None:
          "--key applies to the platform's protocol only, not --protocol dc4"),
         (["--checkpoint", "builtin", "--level", "2"],
          "--level applies to dc3 and dc4 only, not --protocol platform"),
+        (["--protocol", "dc3", "--level", "2", "--value-weight", "0.5"],
+         "--value-weight applies to a trained agent (--agent), not to --level"),
+        (["--protocol", "dc3", "--agent", "builtin", "--search", "4"],
+         "--search K is for platform agents: a DC agent searches DC level 8's candidates "
+         "(--value-weight W weighs its network, --no-search plays the network alone)"),
         (["--protocol", "dc3", "--level", "2", "--match-id", "x"],
          "--match-id applies to dc4 only, not --protocol dc3"),
         (["--protocol", "dc4", "--level", "2", "-p", "10000"],

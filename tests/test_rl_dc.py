@@ -44,10 +44,33 @@ def test_dc_masked_actor_critic__gives_illegal_shots_no_probability() -> None:
 def test_dc_module_spec__masked_module_for_shots_default_for_throw() -> None:
     spec = dc_module_spec("shots", hidden=[32, 32])
     assert spec is not None and spec.module_class is DCMaskedActorCritic
-    assert spec.model_config == {"hidden": [32, 32]}
+    assert spec.model_config == {"hidden": [32, 32], "end_scores": True}
+    assert dc_module_spec("shots", end_scores=False).model_config["end_scores"] is False
     assert dc_module_spec("throw") is None
     with pytest.raises(ConfigError, match="hidden must be a non-empty list of positive ints"):
         dc_module_spec("shots", hidden=[])
+    with pytest.raises(ConfigError, match="end_scores must be true or false"):
+        dc_module_spec("shots", end_scores="yes")
+
+
+def test_dc_masked_actor_critic__end_score_head_is_optional_and_shares_the_encoder() -> None:
+    from ray.rllib.core.columns import Columns
+
+    from rllib_curling.dc_env.config import DCEnvConfig
+    from rllib_curling.dc_env.spaces import action_space, observation_space
+    from rllib_curling.win_odds import N_SCORES
+
+    spaces = {"observation_space": observation_space("shots"),
+              "action_space": action_space(DCEnvConfig())}  # fmt: skip
+    module = DCMaskedActorCritic(**spaces, model_config={"hidden": [8]})
+    obs = {k: torch.as_tensor(v[None]) for k, v in spaces["observation_space"].sample().items()}
+    assert module.has_end_scores
+    assert module.compute_end_scores({Columns.OBS: obs}).shape == (1, N_SCORES)
+    without = DCMaskedActorCritic(**spaces, model_config={"hidden": [8], "end_scores": False})
+    assert not without.has_end_scores
+    assert len(without.state_dict()) == len(module.state_dict()) - 2  # the head's weight, bias
+    with pytest.raises(ValueError, match="no end-score head"):
+        without.compute_end_scores({Columns.OBS: obs})
 
 
 def test_dc_algorithm_config__ppo_on_curling_dc_with_the_masked_module() -> None:
@@ -73,14 +96,15 @@ def dc_rows(count: int) -> list[dict]:
         new_obs, reward, terminated, truncated, _ = env.step(action)
         rows.append({"eps_id": "dc-0-0-0", "obs": obs, "actions": action, "rewards": reward,
                      "new_obs": new_obs, "terminateds": terminated, "truncateds": truncated,
-                     "result": float(k % 2)})  # fmt: skip
+                     "result": float(k % 2), "end_points": float(k - 2)})  # fmt: skip
         obs = new_obs
     return rows
 
 
 def test_dc_algorithm_config__bc_clones_the_dc_datasets_dict_observations() -> None:
     """BC's stock offline pre-learner maps the DC dataset's dict ``obs`` column into the batch
-    ``DCMaskedActorCritic`` reads; the learner's loss is the teacher's shot plus the value."""
+    ``DCMaskedActorCritic`` reads; the learner's loss is the teacher's shot plus the value plus
+    the end-score head's cross-entropy on the end's score."""
     from ray.rllib.core.columns import Columns
     from ray.rllib.offline.offline_prelearner import OfflinePreLearner
     from ray.rllib.utils import unflatten_dict
@@ -114,7 +138,10 @@ def test_dc_algorithm_config__bc_clones_the_dc_datasets_dict_observations() -> N
     hard = -logp[torch.arange(4), batch[Columns.ACTIONS]].mean()
     value = module.compute_values(batch)
     vf = 0.5 * ((value - (2.0 * batch["result"] - 1.0)) ** 2).mean()
-    torch.testing.assert_close(loss, hard + vf)
+    end_logp = torch.log_softmax(module.compute_end_scores(batch), dim=-1)  # (4, 17)
+    scores = torch.tensor([-2, -1, 0, 1]) + 8  # the rows' end_points as indices of -8 … +8
+    end = -end_logp[torch.arange(4), scores].mean()
+    torch.testing.assert_close(loss, hard + vf + end)
     with pytest.raises(ConfigError, match="BC on curling_dc needs action='shots', got 'throw'"):
         dc_algorithm_config("BC", env_config={"action": "throw"})
 

@@ -74,8 +74,19 @@ def test_loss__defaults_are_cloning_plus_the_value() -> None:
         ({"soft_targets": 1.5}, "soft_targets must be in"),
         ({"soft_temperature": 0.0}, "soft_temperature must be > 0"),
         ({"value_coeff": -1.0}, "value_coeff must be >= 0"),
+        ({"end_score_coeff": -1.0}, "end_score_coeff must be >= 0"),
     ],
 )
 def test_settings__bad_values_are_one_line_errors(settings: dict, words: str) -> None:
     with pytest.raises(ConfigError, match=words):
         OfflineLossConfig.of({**settings, "someone_elses_key": 1})
+
+
+def test_loss__end_score_term_needs_a_module_with_the_head() -> None:
+    learner, batch, extra = learner_and_batch(end_score_coeff=1.0)
+    module = learner.module["default_policy"]
+    fwd = module.forward_train(batch)
+    with pytest.raises(ConfigError, match="end_score_coeff > 0 needs an end-score head"):
+        learner.compute_loss_for_module(
+            module_id="default_policy", config=extra["config"], batch=batch, fwd_out=fwd
+        )

@@ -14,6 +14,8 @@ deterministically and answers what the agent's search and its explanations ask:
 | ``scores(obs)``              | the action scores of one observation (logits, Gaussian inputs, |
 |                              | Q-values)                                                      |
 | ``values(obs)``              | the value head's estimates of a batch (``has_values``)         |
+| ``end_scores(obs)``          | the end-score head's probabilities of the end's score, −8 … +8 |
+|                              | (``win_odds.END_SCORES``), of a batch (``has_end_scores``)     |
 | ``mode``, ``sweep``          | the action mode (``env.spaces.action_mode``) of its space      |
 | ``search_defaults``          | how its search plays by default (``SearchDefaults``; an agent  |
 |                              | folder's ``agent.json`` says, a plain checkpoint does not)     |
@@ -148,6 +150,11 @@ class LoadedPolicy:
         """Whether the module has a value head (PPO, IMPALA, APPO, BC, MARWIL; not DQN)."""
         return hasattr(self.module, "compute_values")
 
+    @property
+    def has_end_scores(self) -> bool:
+        """Whether the module has an end-score head (``rl.dc_models.EndScoreAPI``)."""
+        return bool(getattr(self.module, "has_end_scores", False))
+
     @cached_property
     def _discrete(self) -> bool:
         import gymnasium as gym
@@ -231,6 +238,20 @@ class LoadedPolicy:
         with torch.no_grad():
             found = self.module.compute_values({Columns.OBS: batch})
         return np.asarray(found.cpu().numpy())
+
+    def end_scores(self, obs: np.ndarray) -> np.ndarray:
+        """(B, N_SCORES) the end-score head's probabilities of ``win_odds.END_SCORES`` (the end's
+        score for the team to throw) for a batch of flat observations (B, OBS_SIZE).
+        ``ValueError`` without the head (``has_end_scores``)."""
+        import torch
+        from ray.rllib.core.columns import Columns
+
+        if not self.has_end_scores:
+            raise ValueError(f"{type(self.module).__name__} has no end-score head")
+        batch, _ = self._batch(np.asarray(obs, dtype=np.float32))
+        with torch.no_grad():
+            logits = self.module.compute_end_scores({Columns.OBS: batch})
+        return np.asarray(torch.softmax(logits, dim=-1).cpu().numpy(), dtype=np.float64)
 
     def _ranked(self, scores: np.ndarray, k: int, rng: np.random.Generator) -> list[Any]:
         """``propose`` from the ``scores`` of one observation."""

@@ -146,6 +146,11 @@ def algorithm_config(
 DC_ALGORITHMS = ("PPO", "IMPALA", "BC")
 
 
+#: ``CurlingBCLearner``'s settings for BC on ``"curling_dc"``: the end-score head is
+#: trained too (the DC agent's search reads it: ``agent.dc_search``).
+DC_OFFLINE_LOSS = {"end_score_coeff": 1.0}
+
+
 def dc_algorithm_config(
     algo: str,
     *,
@@ -187,7 +192,9 @@ def dc_algorithm_config(
 
         config.environment(observation_space=observation_space(action),
                            action_space=action_space(dc_config))  # fmt: skip
-        config.env_runners(num_env_runners=0).learners(learner_class=CurlingBCLearner)
+        config.env_runners(num_env_runners=0).learners(
+            learner_class=CurlingBCLearner, learner_config_dict=dict(DC_OFFLINE_LOSS)
+        )
     return config
 
 

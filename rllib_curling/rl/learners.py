@@ -13,11 +13,15 @@ passes through into the train batch:
 |        | (``q``: level 8's value of every template)                    | ``action_values`` |
 | value  | ``value_coeff · ½ (V(obs) − (2 · result − 1))²``: the chance   | ``result``        |
 |        | to win is ``(1 + V) / 2``, as the agent's search reads it      |                   |
+| end    | ``end_score_coeff · CE(end-score logits, the end's score)``:   | ``end_points``    |
+| score  | the end-score head (``rl.dc_models.EndScoreAPI``), the score   |                   |
+|        | clipped to ``win_odds.END_SCORES``                             |                   |
 
 The settings are ``config.learners(learner_config_dict={...})`` keys (``OfflineLossConfig``):
 ``soft_targets`` ``s`` (0: the teacher's action only), ``soft_temperature`` ``T`` (level 8's
-values are chances to win: 0.05 makes a 5-point better shot e times likelier) and
-``value_coeff`` (0: no value head training).
+values are chances to win: 0.05 makes a 5-point better shot e times likelier), ``value_coeff``
+(0: no value head training) and ``end_score_coeff`` (0, the default: no end-score training; a
+module without the head refuses more).
 """
 
 from __future__ import annotations
@@ -36,7 +40,9 @@ from ray.rllib.utils.torch_utils import explained_variance
 from rllib_curling.errors import ConfigError
 
 #: The data's columns this Learner reads (``offline.dataset``'s table).
-ACTION_VALUES, RESULT = "action_values", "result"
+ACTION_VALUES, RESULT, END_POINTS = "action_values", "result", "end_points"
+#: The metric of the end-score term.
+END_SCORE_LOSS_KEY = "end_score_loss"
 
 
 @dataclass(frozen=True)
@@ -46,6 +52,7 @@ class OfflineLossConfig:
     soft_targets: float = 0.0
     soft_temperature: float = 0.05
     value_coeff: float = 1.0
+    end_score_coeff: float = 0.0
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.soft_targets <= 1.0:
@@ -54,6 +61,8 @@ class OfflineLossConfig:
             raise ConfigError(f"soft_temperature must be > 0, got {self.soft_temperature!r}")
         if self.value_coeff < 0.0:
             raise ConfigError(f"value_coeff must be >= 0, got {self.value_coeff!r}")
+        if self.end_score_coeff < 0.0:
+            raise ConfigError(f"end_score_coeff must be >= 0, got {self.end_score_coeff!r}")
 
     @classmethod
     def of(cls, learner_config_dict: dict[str, Any]) -> OfflineLossConfig:
@@ -95,5 +104,24 @@ class CurlingBCLearner(MARWILTorchLearner):
             total = total + settings.value_coeff * vf_loss
             metrics[VF_LOSS_KEY] = vf_loss
             metrics["vf_explained_var"] = explained_variance(target, predicted)
+        if settings.end_score_coeff > 0.0:
+            end_loss = end_score_loss(module, batch, fwd_out)
+            total = total + settings.end_score_coeff * end_loss
+            metrics[END_SCORE_LOSS_KEY] = end_loss
         self.metrics.log_dict(metrics, key=module_id, window=1)
         return total
+
+
+def end_score_loss(module: Any, batch: dict[str, Any], fwd_out: dict[str, Any]) -> torch.Tensor:
+    """The end-score head's cross-entropy on the batch's ``end_points`` (clipped to
+    ``win_odds.END_SCORES``); ``ConfigError`` for a module without the head."""
+    from rllib_curling.rl.dc_models import EndScoreAPI
+    from rllib_curling.win_odds import SCORE_MAX
+
+    if not isinstance(module, EndScoreAPI) or not module.has_end_scores:
+        raise ConfigError(f"end_score_coeff > 0 needs an end-score head; {type(module).__name__} "
+                          "has none")  # fmt: skip
+    logits = module.compute_end_scores(batch, embeddings=fwd_out.get(Columns.EMBEDDINGS))
+    points = batch[END_POINTS].reshape(len(logits)).round().long()  # (B,)
+    target = points.clamp(-SCORE_MAX, SCORE_MAX) + SCORE_MAX  # the index in END_SCORES
+    return torch.nn.functional.cross_entropy(logits, target)

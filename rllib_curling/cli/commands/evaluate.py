@@ -204,12 +204,13 @@ def run_dc(args: argparse.Namespace, path: str) -> int:
     """A DC agent: its games against our DC levels on DC's ice (``evaluate_dc``)."""
     from rllib_curling.cli.commands.evaluate_dc import (
         check_dc_options,
+        dc_value_weight,
         evaluate_dc,
         load_dc_agent_or_refuse,
     )
 
     check_dc_options(args)
-    agent = load_dc_agent_or_refuse(path, args.module_id)
+    agent = load_dc_agent_or_refuse(path, args.module_id, dc_value_weight(args))
     if not args.json:
         print(f"evaluating {path} on Digital Curling's ice against our DC levels", flush=True)
     results = [

@@ -1,7 +1,9 @@
 """``rllib evaluate`` of a Digital Curling agent (``agent.json``'s ``"ice": "fcv1"``, or a
 checkpoint of ``curling_dc``): its games against our DC levels on DC's ice with DC's noise and
 rules, in-process (``dc_bots.matches``: no server, no clock), the teams alternating; the same
-table as the platform's evaluation. Team 1 has the hammer in DC's first end."""
+table as the platform's evaluation. Team 1 has the hammer in DC's first end. The agent plays as
+``agent.dc_player.load_dc_agent`` loads it: its folder's search unless ``--no-search`` (the
+network alone) or ``--value-weight W`` says otherwise."""
 
 from __future__ import annotations
 
@@ -12,7 +14,6 @@ from rllib_curling.cli import UsageError
 from rllib_curling.cli.evaluation import EvaluationResult
 
 if TYPE_CHECKING:
-    from rllib_curling.agent.dc_player import AgentDCBot
     from rllib_curling.dc_bots.base import DCBot
 
 
@@ -28,19 +29,36 @@ def check_dc_options(args: argparse.Namespace) -> None:
             "--watch is for platform agents (watch DC games with `curling server --protocol "
             "dc4 --opponent N` and `curling play --protocol dc4`)"
         )
-    if (args.search, args.samples, args.value_weight) != (None, None, None):
+    if args.samples is not None:
+        raise UsageError("--samples is for platform agents (a DC agent's search re-throws as "
+                         "DC level 8 does)")  # fmt: skip
+    dc_value_weight(args)
+
+
+def dc_value_weight(args: argparse.Namespace) -> float | None:
+    """The DC agent's search setting of ``--no-search`` / ``--value-weight W`` (None: the agent
+    folder's); ``UsageError`` for ``--search K``, which a DC agent's search does not take."""
+    if args.search is not None and args.search > 0:
         raise UsageError(
-            "a DC agent plays its policy alone: --search, --samples and --value-weight are "
-            "for platform agents"
+            "--search K is for platform agents: a DC agent searches DC level 8's candidates "
+            "(--value-weight W weighs its network, --no-search plays the network alone)"
         )
+    if args.search == 0:
+        if args.value_weight is not None:
+            raise UsageError("--no-search and --value-weight together: choose one")
+        return 0.0
+    return float(args.value_weight) if args.value_weight is not None else None
 
 
-def load_dc_agent_or_refuse(checkpoint: str, module_id: str) -> AgentDCBot:
-    """The DC agent of ``checkpoint``; ``UsageError`` (one line) when it is none."""
+def load_dc_agent_or_refuse(
+    checkpoint: str, module_id: str, value_weight: float | None = None
+) -> DCBot:
+    """The DC agent of ``checkpoint`` (``agent.dc_player.load_dc_agent``); ``UsageError`` (one
+    line) when it is none."""
     from rllib_curling.agent.dc_player import load_dc_agent
 
     try:
-        return load_dc_agent(checkpoint, module_id)
+        return load_dc_agent(checkpoint, module_id, value_weight=value_weight)
     except (FileNotFoundError, ValueError) as exc:
         raise UsageError(str(exc)) from None
 

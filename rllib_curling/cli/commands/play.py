@@ -18,9 +18,9 @@ DC4_RULES = {"fgz_rule": "fgz", "no_tick_rule": "no_tick"}
 #: Flags (dest, as typed) of one protocol only; another protocol refuses them in one line.
 _ONLY = {
     "platform": (("checkpoint", "--checkpoint"), ("key", "--key"), ("module_id", "--module-id"),
-                 ("search", "--search/--no-search"), ("samples", "--samples"),
-                 ("value_weight", "--value-weight"), ("watch", "--watch"),
+                 ("samples", "--samples"), ("watch", "--watch"),
                  ("record", "--record"), ("explain", "--explain")),
+    "agent": (("search", "--search/--no-search"), ("value_weight", "--value-weight")),
     "dc": (("level", "--level"), ("agent", "--agent")),
     "dc3": (),
     "dc4": (("http_port", "--http-port"), ("match_id", "--match-id"), ("user", "--user"),
@@ -157,16 +157,21 @@ def _check_flags(args: argparse.Namespace) -> None:
     """One line for a flag that the chosen protocol does not take."""
     defaults: dict[str, Any] = getattr(args, "play_defaults", {})
     protocol = args.protocol
-    allowed = {"platform": ("platform",), "dc3": ("dc", "dc3"), "dc4": ("dc", "dc4")}[protocol]
+    allowed = {"platform": ("platform", "agent"), "dc3": ("dc", "dc3"), "dc4": ("dc", "dc4")}[
+        protocol
+    ]
+    if protocol != "platform" and args.agent is not None:
+        allowed += ("agent",)  # a DC agent's search: agent.dc_player
     for group, flags in _ONLY.items():
         if group in allowed:
             continue
         for dest, flag in flags:
-            if getattr(args, dest, None) != defaults.get(dest):
-                where = {"platform": "the platform's protocol", "dc": "dc3 and dc4"}.get(
-                    group, group
-                )
-                raise UsageError(f"{flag} applies to {where} only, not --protocol {protocol}")
+            if getattr(args, dest, None) == defaults.get(dest):
+                continue
+            if group == "agent":
+                raise UsageError(f"{flag} applies to a trained agent (--agent), not to --level")
+            where = {"platform": "the platform's protocol", "dc": "dc3 and dc4"}.get(group, group)
+            raise UsageError(f"{flag} applies to {where} only, not --protocol {protocol}")
     if protocol == "dc4" and args.port is not None:
         raise UsageError("--port is not for --protocol dc4; its HTTP port is --http-port")
     if protocol == "platform" and args.checkpoint is None:
@@ -255,9 +260,11 @@ def _dc_player(args: argparse.Namespace) -> tuple[Any, str]:
 
     if args.agent is not None:
         from rllib_curling.agent.dc_player import load_dc_agent
+        from rllib_curling.cli.commands.evaluate_dc import dc_value_weight
 
+        weight = dc_value_weight(args)
         try:
-            return load_dc_agent(args.agent), f"agent {args.agent}"
+            return load_dc_agent(args.agent, value_weight=weight), f"agent {args.agent}"
         except (FileNotFoundError, ValueError) as exc:
             raise UsageError(f"--agent: {exc}") from None
     from rllib_curling.dc_bots.levels import make_dc_bot
