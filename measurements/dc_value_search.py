@@ -8,7 +8,9 @@ dataset (those draw from ``DC_DATASET_SEED_TAG`` streams), e.g.
         --value-weight 0.5 --games 20 --seed 5000
 
 ``--value-weight 0`` is level 8's search valuing every stone by the chance to win alone.
-Prints one line per game and a JSON summary (``rllib evaluate``'s DC games and figures).
+Prints one line per game and a JSON summary (``rllib evaluate``'s DC games and figures). The
+network runs on one thread (``torch.set_num_threads(1)``): its batches are small, and two matches
+side by side on 2 cores would otherwise make each call 5× slower.
 """
 
 from __future__ import annotations
@@ -41,6 +43,9 @@ def main() -> None:
     parser.add_argument("--ends", type=int, default=4)
     parser.add_argument("--seed", type=int, default=5000)
     args = parser.parse_args()
+    import torch
+
+    torch.set_num_threads(1)
     policy = load_policy(args.checkpoint, DEFAULT_MODULE_ID, ice=DC_ICE)
     chance = {"auto": lambda: chance_of(policy),
               "end_scores": lambda: end_score_chance(policy.end_scores),

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from agent_helpers import saved_module
 
+from rllib_curling.errors import ConfigError
 from rllib_curling.rl.checkpoints import MODULE_DIR, find_checkpoint
 
 
@@ -133,6 +134,25 @@ def test_builtin__the_shipped_agent_loads_and_searches_by_default() -> None:
     player = PolicyPlayer.from_checkpoint("builtin")
     assert player.search is not None and player.search.k == policy.search_defaults.k >= 1
     assert PolicyPlayer.from_checkpoint("builtin", search=0).search is None  # --no-search
+
+
+def test_builtin_dc__the_shipped_dc_agent_searches_with_its_end_score_head() -> None:
+    from rllib_curling.agent.dc_player import AgentDCBot, load_dc_agent
+    from rllib_curling.agent.dc_search import DCValueSearch
+    from rllib_curling.agent.policy import load_policy
+    from rllib_curling.rl.checkpoints import BUILTIN_DC_DIR, CARD_FILE, DC_ICE, WEIGHTS_FILE
+
+    assert find_checkpoint("builtin-dc") == BUILTIN_DC_DIR
+    assert (BUILTIN_DC_DIR / WEIGHTS_FILE).stat().st_size <= 5_000_000
+    assert "curling dataset" in (BUILTIN_DC_DIR / CARD_FILE).read_text(encoding="utf-8")
+    policy = load_policy("builtin-dc", ice=DC_ICE)
+    assert policy.has_end_scores and policy.search_defaults.value_weight > 0.0
+    agent = load_dc_agent("builtin-dc")
+    assert isinstance(agent, DCValueSearch)
+    assert agent.value_weight == policy.search_defaults.value_weight
+    assert isinstance(load_dc_agent("builtin-dc", value_weight=0.0), AgentDCBot)  # --no-search
+    with pytest.raises(ConfigError, match="Digital Curling's ice"):
+        load_policy("builtin-dc")  # the platform's commands refuse it in one line
 
 
 def test_curling_export__writes_an_agent_folder_or_one_line_error(

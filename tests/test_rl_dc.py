@@ -109,10 +109,10 @@ def test_dc_algorithm_config__bc_clones_the_dc_datasets_dict_observations() -> N
     from ray.rllib.offline.offline_prelearner import OfflinePreLearner
     from ray.rllib.utils import unflatten_dict
 
-    from rllib_curling.rl.learners import CurlingBCLearner
+    from rllib_curling.rl.dc_learner import DCBCLearner
 
     config = dc_algorithm_config("BC", env_config={"ends": 1}, model_config={"hidden": [16]})
-    assert config.num_env_runners == 0 and config.learner_class is CurlingBCLearner
+    assert config.num_env_runners == 0 and config.learner_class is DCBCLearner
     assert config._rl_module_spec.module_class is DCMaskedActorCritic
     rows = dc_rows(4)
     data = {key: np.array([row[key] for row in rows],
@@ -212,3 +212,32 @@ def test_bc_dc_yaml__clones_a_dc_dataset_into_a_dc_agent_and_ppo_starts_from_it(
             torch.testing.assert_close(ppo_state[key], value)
     finally:
         algo.stop()
+
+
+def test_dc_mirror_half__reflects_observation_mask_and_shot_of_half_the_rows() -> None:
+    from ray.rllib.core.columns import Columns
+
+    from rllib_curling.dc_env.spaces import X_COLUMNS, dc_layout, mirror_observation
+    from rllib_curling.rl.dc_learner import mirror_half
+
+    rows = dc_rows(8)
+    obs = np.stack([row["obs"]["observations"] for row in rows])
+    masks = np.stack([row["obs"]["action_mask"] for row in rows])
+    actions = np.array([row["actions"] for row in rows])
+    batch = {Columns.OBS: {"observations": torch.tensor(obs), "action_mask": torch.tensor(masks)},
+             Columns.ACTIONS: torch.tensor(actions)}  # fmt: skip
+    flipped = mirror_half(batch, torch.Generator().manual_seed(1)).tolist()
+    assert 0 < sum(flipped) < 8  # some rows, not all
+    out = batch[Columns.OBS]["observations"].numpy()
+    layout = dc_layout()
+    for i in range(8):
+        if flipped[i]:
+            want = mirror_observation({"observations": obs[i], "action_mask": masks[i]})
+            np.testing.assert_array_equal(out[i], want["observations"])
+            np.testing.assert_array_equal(batch[Columns.OBS]["action_mask"][i], want["action_mask"])
+            assert batch[Columns.ACTIONS][i] == layout.mirror[actions[i]]
+            assert want["action_mask"][layout.mirror[actions[i]]] == 1.0  # still legal
+        else:
+            np.testing.assert_array_equal(out[i], obs[i])
+            assert batch[Columns.ACTIONS][i] == actions[i]
+    assert any(np.any(obs[i][X_COLUMNS] != 0) for i in range(8) if flipped[i])  # x was negated

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rllib_curling.cli.options import level_list, level_range
-from rllib_curling.names import BUILTIN
+from rllib_curling.names import BUILTINS
 
 #: The prefix of an agent's network alone, without its search.
 POLICY_PREFIX = "policy:"
@@ -120,8 +120,9 @@ def player_type(*kinds: type[Player]) -> Callable[[str], Player]:
 
 
 def exists(agent: Agent) -> bool:
-    """Whether the agent's checkpoint is there to load (``builtin`` always is)."""
-    return agent.checkpoint == BUILTIN or Path(agent.checkpoint).expanduser().is_dir()
+    """Whether the agent's checkpoint is there to load (``builtin`` and ``builtin-dc`` always
+    are)."""
+    return agent.checkpoint in BUILTINS or Path(agent.checkpoint).expanduser().is_dir()
 
 
 def opponent_list(what: str) -> Callable[[str], tuple[int | str, ...]]:

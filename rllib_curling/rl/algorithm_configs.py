@@ -146,7 +146,7 @@ def algorithm_config(
 DC_ALGORITHMS = ("PPO", "IMPALA", "BC")
 
 
-#: ``CurlingBCLearner``'s settings for BC on ``"curling_dc"``: the end-score head is
+#: ``DCBCLearner``'s settings for BC on ``"curling_dc"``: the end-score head is
 #: trained too (the DC agent's search reads it: ``agent.dc_search``).
 DC_OFFLINE_LOSS = {"end_score_coeff": 1.0}
 
@@ -167,8 +167,9 @@ def dc_algorithm_config(
 
     BC (``action="shots"`` only) clones the teacher of a DC dataset (``curling dataset --ice
     dc``; set the folder with ``config.offline_data(input_=[folder])``): stock BC with
-    ``rl.learners.CurlingBCLearner`` (the teacher's shot, and the value head on the games'
-    ``result``), no env runners, the DC env's spaces given directly; it trains the module PPO
+    ``rl.dc_learner.DCBCLearner`` (the teacher's shot, the value head on the games' ``result``,
+    the end-score head on the ends' ``end_points``: ``DC_OFFLINE_LOSS``; half of each batch
+    mirrored), no env runners, the DC env's spaces given directly; it trains the module PPO
     uses, so PPO can start from its checkpoint (``start_from``)."""
     from rllib_curling.dc_env.config import DCEnvConfig
     from rllib_curling.rl.dc_models import dc_module_spec
@@ -188,12 +189,12 @@ def dc_algorithm_config(
         config.rl_module(rl_module_spec=spec)
     if name in OFFLINE:  # the learner's pipeline reads the data; the env gives its spaces
         from rllib_curling.dc_env.spaces import action_space, observation_space
-        from rllib_curling.rl.learners import CurlingBCLearner
+        from rllib_curling.rl.dc_learner import DCBCLearner
 
         config.environment(observation_space=observation_space(action),
                            action_space=action_space(dc_config))  # fmt: skip
         config.env_runners(num_env_runners=0).learners(
-            learner_class=CurlingBCLearner, learner_config_dict=dict(DC_OFFLINE_LOSS)
+            learner_class=DCBCLearner, learner_config_dict=dict(DC_OFFLINE_LOSS)
         )
     return config
 

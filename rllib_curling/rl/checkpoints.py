@@ -25,7 +25,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
-from rllib_curling.names import BUILTIN, DEFAULT_MODULE_ID
+from rllib_curling.names import BUILTIN, BUILTIN_DC, DEFAULT_MODULE_ID
 
 if TYPE_CHECKING:
     from ray.rllib.algorithms.algorithm import Algorithm
@@ -48,8 +48,10 @@ AgentInfo: TypeAlias = dict[str, Any]
 #: Where a new-API-stack algorithm checkpoint keeps its RLModules.
 MODULE_DIR = Path("learner_group", "learner", "rl_module")
 
-#: The shipped agent's folder (an agent folder, see the module docstring).
-BUILTIN_DIR = Path(__file__).resolve().parents[1] / "data" / "builtin"
+#: The shipped agents' folders (agent folders, see the module docstring): the platform's, DC's.
+BUILTIN_DIR = Path(__file__).resolve().parents[1] / "data" / BUILTIN
+BUILTIN_DC_DIR = BUILTIN_DIR.with_name(BUILTIN_DC)
+BUILTIN_DIRS = {BUILTIN: BUILTIN_DIR, BUILTIN_DC: BUILTIN_DC_DIR}
 AGENT_FILE = "agent.json"
 WEIGHTS_FILE = "weights.pt"
 CARD_FILE = "MODEL_CARD.md"
@@ -76,17 +78,16 @@ def find_checkpoint(checkpoint: CheckpointLike) -> Path:
       (the newest trial when they tie, as offline runs without games do);
     - an RLModule directory inside a checkpoint (returned as it is).
 
-    - an agent folder (``export_agent``), or ``"builtin"``: the shipped agent (``BUILTIN_DIR``;
-      a folder of that name is ``./builtin``).
+    - an agent folder (``export_agent``), or ``"builtin"`` / ``"builtin-dc"``: a shipped agent
+      (``BUILTIN_DIRS``; a folder of that name is ``./builtin``).
 
     Raises ``FileNotFoundError`` saying what was found instead.
     """
-    if checkpoint == BUILTIN:
-        if not (BUILTIN_DIR / AGENT_FILE).is_file():
-            raise FileNotFoundError(
-                f"the shipped agent is missing from this install ({BUILTIN_DIR})"
-            )
-        return BUILTIN_DIR
+    if isinstance(checkpoint, str) and checkpoint in BUILTIN_DIRS:
+        folder = BUILTIN_DIRS[checkpoint]
+        if not (folder / AGENT_FILE).is_file():
+            raise FileNotFoundError(f"the shipped agent is missing from this install ({folder})")
+        return folder
     # A ray.tune.Checkpoint first: it is an os.PathLike whose __fspath__ refuses.
     named: Any = getattr(checkpoint, "path", checkpoint)
     path = Path(os.fspath(named)).expanduser().resolve()
