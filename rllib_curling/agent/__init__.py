@@ -15,9 +15,10 @@ dataset --teacher``, ``curling rate``), which use it.
 | ``player``   | ``PolicyPlayer``: a policy as a client's player on any server,           |
 |              | ``agent_bot``, ``play_session``                                          |
 | ``dc_player``| ``AgentDCBot``, ``load_dc_agent``: a DC agent (``"ice": "fcv1"``) as a  |
-|              | DC bot, for ``dc_client`` and ``dc_bots.matches``                        |
+|              | DC bot (its search, or the network alone), for ``dc_client`` and         |
+|              | ``dc_bots.matches``                                                      |
 | ``dc_search``| ``DCValueSearch``: DC level 8's search judging by the chance to win     |
-|              | blended with a DC network's learned value                                |
+|              | blended with a DC network's (its end-score head through DC's win table)  |
 | ``gate``     | a generation's gate: the new agent against the old, head to head in Ray  |
 |              | tasks, resumable; kept at ``GATE_SCORE`` (``curling improve``)           |
 

@@ -16,6 +16,9 @@ and drops a warning Ray logs about its own code (``rllib_curling.rl.ray_warnings
 | ``shot_network``      | ``ShotNet``: the network over ``action="shots"`` (set + ice map)   |
 | ``shot_models``       | its RLModules (actor-critic, APPO, DQN) masking illegal shots      |
 | ``shot_learner``      | ``CurlingShotLearner``: distilling a search into the shot network  |
+| ``dc_models``         | ``DCMaskedActorCritic``: the DC env's masked MLP, value and        |
+|                       | end-score heads (``EndScoreAPI``)                                  |
+| ``dc_learner``        | ``DCBCLearner``: ``CurlingBCLearner`` with DC's mirror             |
 | ``callbacks``         | ``CurlingMetrics``: win rate, points, speed, the curriculum        |
 | ``league``            | league self-play: sampling and snapshot rules, ``LeagueCallback``  |
 | ``env_runners``       | ``CurlingMultiAgentEnvRunner``: multi-agent games stepped together |
