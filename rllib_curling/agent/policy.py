@@ -58,6 +58,9 @@ class SearchDefaults:
     | ``k``            | the policy's top ``k`` actions searched; 0: no search            |
     | ``value_weight`` | weight of the network's learned value in the search's judgement, |
     |                  | in [0, 1]                                                        |
+
+    A DC agent (``agent.dc_player``) searches DC level 8's candidates, not its policy's: it
+    plays its search when ``value_weight`` is above 0, and ``k`` plays no part.
     """
 
     k: int = 0

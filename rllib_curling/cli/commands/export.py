@@ -32,7 +32,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="the agent searches by default over its top K actions (default: no "
                    "search unless asked)")  # fmt: skip
     p.add_argument("--value-weight", type=unit_float, default=0.0, metavar="W",
-                   help="weight of the learned value in its search (default 0)")  # fmt: skip
+                   help="weight of the learned value in its search (default 0); a DC agent "
+                   "plays its search by default when W > 0")  # fmt: skip
     p.add_argument("--card", type=Path, default=None, metavar="FILE",
                    help="the model card (Markdown) to include (default: a short one naming the "
                    "checkpoint)")  # fmt: skip
