@@ -157,9 +157,9 @@ def _check_flags(args: argparse.Namespace) -> None:
     """One line for a flag that the chosen protocol does not take."""
     defaults: dict[str, Any] = getattr(args, "play_defaults", {})
     protocol = args.protocol
-    allowed = {"platform": ("platform", "agent"), "dc3": ("dc", "dc3"), "dc4": ("dc", "dc4")}[
-        protocol
-    ]
+    allowed: tuple[str, ...] = {
+        "platform": ("platform", "agent"), "dc3": ("dc", "dc3"), "dc4": ("dc", "dc4")
+    }[protocol]  # fmt: skip
     if protocol != "platform" and args.agent is not None:
         allowed += ("agent",)  # a DC agent's search: agent.dc_player
     for group, flags in _ONLY.items():
