@@ -58,9 +58,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )  # fmt: skip
     p.add_argument(
         "--agent", metavar="AGENT",
-        help="dc3/dc4: a trained agent for DC ice plays (an agent folder whose agent.json says "
-        "\"ice\": \"fcv1\", or a checkpoint of rllib train on curling_dc); a platform agent "
-        "is refused",
+        help="dc3/dc4: a trained agent for DC ice plays: builtin-dc (the one shipped), an agent "
+        "folder whose agent.json says \"ice\": \"fcv1\", or a checkpoint of rllib train on "
+        "curling_dc; a platform agent is refused. It plays its search (--value-weight W, "
+        "--no-search)",
     )  # fmt: skip
     p.add_argument("-H", "--host", default="127.0.0.1", help="server host (default 127.0.0.1)")
     p.add_argument(
