@@ -44,7 +44,8 @@ def main() -> None:
     result = 2.0 * rows["result"].to_numpy() - 1.0
     points = rows["end_points"].to_numpy()
     index = np.clip(np.rint(points).astype(int), -SCORE_MAX, SCORE_MAX) + SCORE_MAX
-    now = np.clip(np.rint(obs[:, CONTEXT_START + 8] * 8).astype(int), -SCORE_MAX, SCORE_MAX)
+    house_score = obs[:, CONTEXT_START + 8] * 8  # the context's "house_score" (dc_env.spaces)
+    now = np.clip(np.rint(house_score).astype(int), -SCORE_MAX, SCORE_MAX)
     shots = rows["shot"].to_numpy()
     stones = [int(s) for s in args.stones.split(",")]
 

@@ -65,6 +65,8 @@ def end_score_chance(end_scores: EndScores, table: WinTable | None = None) -> Ch
     """The end-score head's chance to win: its probabilities of each score of the end, weighted
     by the chance to win after it (``table``, default DC's: ``dc_win_table``)."""
 
+    wins = table or dc_win_table.load()
+
     def chance(state: DCGameState, obs: np.ndarray) -> np.ndarray:
         mover = state.next_team
         assert mover is not None  # a position is judged only while a team is to throw
@@ -72,7 +74,7 @@ def end_score_chance(end_scores: EndScores, table: WinTable | None = None) -> Ch
         totals = state.totals
         ends_after = max(state.config.standard_end_count - state.end - 1, 0)
         hammer = int(mover == state.hammer_team)
-        after = (table or dc_win_table.load()).after_end(
+        after = wins.after_end(
             totals[mover] - totals[1 - mover], END_SCORES, ends_after, hammer
         )  # (len(END_SCORES),)
         return np.asarray(p @ after)

@@ -116,12 +116,18 @@ def end_score_loss(module: Any, batch: dict[str, Any], fwd_out: dict[str, Any]) 
     """The end-score head's cross-entropy on the batch's ``end_points`` (clipped to
     ``win_odds.END_SCORES``); ``ConfigError`` for a module without the head."""
     from rllib_curling.rl.dc_models import EndScoreAPI
-    from rllib_curling.win_odds import SCORE_MAX
 
     if not isinstance(module, EndScoreAPI) or not module.has_end_scores:
         raise ConfigError(f"end_score_coeff > 0 needs an end-score head; {type(module).__name__} "
                           "has none")  # fmt: skip
     logits = module.compute_end_scores(batch, embeddings=fwd_out.get(Columns.EMBEDDINGS))
-    points = batch[END_POINTS].reshape(len(logits)).round().long()  # (B,)
-    target = points.clamp(-SCORE_MAX, SCORE_MAX) + SCORE_MAX  # the index in END_SCORES
-    return torch.nn.functional.cross_entropy(logits, target)
+    return torch.nn.functional.cross_entropy(logits, end_score_bins(batch[END_POINTS]))
+
+
+def end_score_bins(points: torch.Tensor) -> torch.Tensor:
+    """(B,) the ends' scores ``points`` (the ``end_points`` column) as indices in
+    ``win_odds.END_SCORES``: rounded, clipped to ±``SCORE_MAX``; an end-score head's targets."""
+    from rllib_curling.win_odds import SCORE_MAX
+
+    rounded = points.float().round().long().reshape(-1)
+    return rounded.clamp(-SCORE_MAX, SCORE_MAX) + SCORE_MAX

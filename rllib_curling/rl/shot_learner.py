@@ -42,16 +42,15 @@ from ray.rllib.core.learner.learner import POLICY_LOSS_KEY, VF_LOSS_KEY
 from ray.rllib.core.rl_module.apis import ValueFunctionAPI
 from ray.rllib.utils.torch_utils import explained_variance
 
-from rllib_curling import win_table
 from rllib_curling.aiming import shots
 from rllib_curling.errors import ConfigError
-from rllib_curling.rl.learners import own_keys
+from rllib_curling.rl.learners import END_POINTS, end_score_bins, own_keys
 from rllib_curling.rl.shot_models import ACTION_MASK, OBSERVATIONS, SCORE_LOGITS
 from rllib_curling.rl.shot_network import mirror_observations
 
-#: The columns of ``offline.search_labels`` this Learner reads.
+#: The columns of ``offline.search_labels`` this Learner reads (and ``rl.learners.END_POINTS``).
 JUDGED, JUDGED_MEAN, JUDGED_SE = "judged", "judged_mean", "judged_se"
-VALUE_TARGET, END_POINTS, SCREEN = "value_target", "end_points", "screen"
+VALUE_TARGET, SCREEN = "value_target", "screen"
 
 
 @dataclass(frozen=True)
@@ -157,8 +156,7 @@ class CurlingShotLearner(MARWILTorchLearner):
             metrics[VF_LOSS_KEY] = vf_loss
             metrics["vf_explained_var"] = explained_variance(target_v, predicted)
         if settings.score_coeff > 0.0:
-            points = batch[END_POINTS].float().round().long().reshape(-1)
-            bins = points.clamp(-win_table.SCORE_MAX, win_table.SCORE_MAX) + win_table.SCORE_MAX
+            bins = end_score_bins(batch[END_POINTS])
             score_loss = torch.nn.functional.cross_entropy(fwd_out[SCORE_LOGITS], bins)
             total = total + settings.score_coeff * score_loss
             metrics["score_loss"] = score_loss
