@@ -226,7 +226,7 @@ def test_ppo_league_yaml__trains_adds_snapshots_and_evaluates(
                  "num_envs_per_env_runner": 2, "train_batch_size_per_learner": 128,
                  "minibatch_size": 64, "num_epochs": 1}  # fmt: skip
     args = ["train", "-f", str(LEAGUE_YAML), "--storage-path", str(tmp_path),
-            "--stop", '{"training_iteration": 4}', "--config", json.dumps(overrides),
+            "--stop", '{"training_iteration": 3}', "--config", json.dumps(overrides),
             "--ray-num-cpus", "2"]  # fmt: skip
     assert rllib_cli.main(args) == 0
     experiment = tmp_path / "curling-ppo-league"

@@ -25,10 +25,6 @@ def _small(config, algo: str):  # type: ignore[no-untyped-def]
     config.reporting(min_time_s_per_iteration=0.5, min_sample_timesteps_per_iteration=32)
     if algo == "PPO":
         config.training(train_batch_size_per_learner=64, minibatch_size=32, num_epochs=1)
-    elif algo == "DQN":
-        config.training(
-            train_batch_size_per_learner=16, num_steps_sampled_before_learning_starts=16
-        )
     else:
         config.training(train_batch_size_per_learner=32)
     return config
@@ -44,10 +40,11 @@ def _train_until_learning(algo_obj, budget_s: float = 120.0) -> dict:  # type: i
             return result
 
 
-# IMPALA trains, saves and restores in test_rl_algorithm_configs; APPO (IMPALA's subclass, the
-# same aggregation and learner thread) stands for the asynchronous algorithms on private servers.
-# PPO samples on the local env runner (its remote runners: test_env_runners below).
-@pytest.mark.parametrize(("algo", "runners"), [("PPO", 0), ("DQN", 1), ("APPO", 2)])
+# Every algorithm trains, saves and restores in test_rl_algorithm_configs (a fake env, the local
+# runner); here on private servers: APPO (IMPALA's subclass, the same aggregation and learner
+# thread) stands for the asynchronous algorithms, PPO samples on the local env runner (its remote
+# runners: test_env_runners below).
+@pytest.mark.parametrize(("algo", "runners"), [("PPO", 0), ("APPO", 2)])
 def test_algorithm__iterates_checkpoints_restores_on_auto_servers(
     algo: str, runners: int, ray_session: None, tmp_path: Path, no_leftover_servers: None
 ) -> None:
