@@ -177,6 +177,34 @@ def test_level_7__its_shot_stands_up_to_the_best_reply_better_than_level_6s() ->
     assert _worst_reply(state, seven) >= _worst_reply(state, six)
 
 
+def test_search__noisy_replies_rethrow_the_best_answers_under_noise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With ``reply_top`` and ``reply_samples``, each of the ``reply`` candidates' best answers
+    (noise off) is thrown again ``reply_samples`` times with noise; no level does this."""
+    from rllib_curling.dc_bots import search
+
+    assert all(search.DC_SEARCH_SPECS[level].reply_top == 0 for level in (5, 6, 7, 8))
+    position = np.zeros((16, 2))
+    position[0] = (0.3, 37.7)
+    position[1] = (0.9, 38.6)
+    state = _state(12, position)
+    spec = dataclasses.replace(search.DC_SEARCH_SPECS[8], reply=3, reply_top=2, reply_samples=4)
+    calls: list[tuple[int, int, bool]] = []
+
+    def spied(state: DCGameState, shots: np.ndarray, rng: object = None) -> np.ndarray:
+        calls.append((state.shot, len(shots), rng is not None))
+        return outcomes(state, shots, rng)
+
+    monkeypatch.setattr(search, "outcomes", spied)
+    shot = SearchDCBot(8, spec).choose(state, np.random.default_rng(5))
+    replies = [(n, noisy) for shot_no, n, noisy in calls if shot_no == 13]
+    assert [noisy for _, noisy in replies] == [False, True] * 3  # each answer set, then its best
+    assert all(n == 2 * 4 for n, noisy in replies if noisy)
+    calls.clear()
+    assert SearchDCBot(8, spec).choose(state, np.random.default_rng(5)) == shot  # seeded
+
+
 def test_play_dc_game__plays_to_the_end_and_is_seeded() -> None:
     bots = (make_dc_bot(2), make_dc_bot(3))
     config = DCGameConfig(standard_end_count=2)

@@ -51,6 +51,10 @@ class DCSearchSpec:
     samples: int = 0
     #: Judge the best ``reply`` by the opponent's best answer (a second ply, noise off; 0: no).
     reply: int = 0
+    #: With ``reply``: the opponent's best ``reply_top`` answers (noise off) are judged again from
+    #: ``reply_samples`` noisy throws each, and the worst mean decides (0: the noise-free best).
+    reply_top: int = 0
+    reply_samples: int = 0
     #: Values are the chance to win the game (``dc_win_table``), not the end's score, for the
     #: stones from ``win_from_shot`` on (before it the end's score now says little of the end's).
     win_prob: bool = False

@@ -9,6 +9,9 @@
    noise-free throw) are each judged by the opponent's best answer among its own candidates
    (``REPLY_SPEC``, level 5's, ~135 + 4 a stone, noise off): the value after the answer that is
    worst for us. Skipped on the end's last stone; on the stone before it the answer is the hammer.
+   A spec with ``reply_top`` and ``reply_samples`` (no level's; the agent's wider searches)
+   throws the opponent's best ``reply_top`` answers again ``reply_samples`` times under noise,
+   and the worst mean value decides: an answer that needs a perfect throw counts as it lands.
 
 Values (the thrower's): ``candidates.judge``, the end's score if it ended now plus a little per
 stone in the house (levels 5–7, and level 8 before the end's last two stones), or
@@ -122,6 +125,7 @@ class SearchDCBot(DCBot):
         own = self.spec
         spec = dataclasses.replace(
             layout, top_k=own.top_k, samples=own.samples, reply=own.reply,
+            reply_top=own.reply_top, reply_samples=own.reply_samples,
             win_prob=own.win_prob, win_from_shot=own.win_from_shot,
         )  # fmt: skip
         return SearchDCBot(self.level, spec)
@@ -162,6 +166,7 @@ class SearchDCBot(DCBot):
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``rank``, and the candidates' noise-free values."""
         spec, tables = self.spec, dc_shot_tables()
+        noise = bot_rng(rng)
         shots = candidates(tables, state.position, spec)
         positions = outcomes(state, shots)
         values = self.value(state, positions)
@@ -169,20 +174,29 @@ class SearchDCBot(DCBot):
         if spec.top_k and spec.samples:
             top = order[: spec.top_k]
             repeated = np.repeat(shots[top], spec.samples, axis=0)
-            noisy = self.value(state, outcomes(state, repeated, bot_rng(rng)))
+            noisy = self.value(state, outcomes(state, repeated, noise))
             mean = noisy.reshape(len(top), spec.samples).mean(axis=1)
             order = top[np.argsort(-mean, kind="stable")]
         if spec.reply and state.shot < dc_sheet.SHOTS_PER_END - 1:
-            order = self._by_replies(state, tables, order[: spec.reply], positions)
+            order = self._by_replies(state, tables, order[: spec.reply], positions, noise)
         return shots, order, values
 
     def _by_replies(
-        self, state: DCGameState, tables: DCShotTables, top: np.ndarray, positions: np.ndarray
-    ) -> np.ndarray:
-        """``top`` re-ordered by our value after the opponent's best answer (noise off)."""
+        self, state: DCGameState, tables: DCShotTables, top: np.ndarray, positions: np.ndarray,
+        noise: np.random.Generator,
+    ) -> np.ndarray:  # fmt: skip
+        """``top`` re-ordered by our value after the opponent's best answer (noise off; with
+        ``reply_top`` and ``reply_samples``, its best answers judged again under noise)."""
+        spec = self.spec
         worst = np.empty(len(top))
         for i, k in enumerate(top):
             theirs = dataclasses.replace(state, position=positions[k], shot=state.shot + 1)
             answers = candidates(tables, positions[k], REPLY_SPEC)
-            worst[i] = self.value(state, outcomes(theirs, answers), state.shot + 1).min()
+            ours = self.value(state, outcomes(theirs, answers), state.shot + 1)
+            if spec.reply_top and spec.reply_samples:
+                best = answers[np.argsort(ours, kind="stable")[: spec.reply_top]]
+                repeated = np.repeat(best, spec.reply_samples, axis=0)
+                noisy = self.value(state, outcomes(theirs, repeated, noise), state.shot + 1)
+                ours = noisy.reshape(len(best), spec.reply_samples).mean(axis=1)
+            worst[i] = ours.min()
         return top[np.argsort(-worst, kind="stable")]
