@@ -17,7 +17,7 @@ import pytest
 from agent_helpers import TEMPLATES, last_stone_tied, saved_module, saved_shot_module
 
 from rllib_curling import observation, sheet
-from rllib_curling.agent.policy import LoadedPolicy, SearchDefaults, load_policy
+from rllib_curling.agent.policy import LoadedPolicy, SearchDefaults, SearchEffort, load_policy
 from rllib_curling.env.spaces import observe
 from rllib_curling.rl import checkpoints
 from rllib_curling.rl.checkpoints import AGENT_FILE, agent_info, export_agent
@@ -83,6 +83,37 @@ def test_search_defaults__of_an_agents_info_and_its_checks() -> None:
         SearchDefaults(k=2, value_weight=1.5)
     with pytest.raises(ValueError, match="k must be at least 0"):
         SearchDefaults(k=-1)
+
+
+def test_search_effort__read_from_agent_json_and_applied_to_the_agents_spec(
+    tmp_path: Path,
+) -> None:
+    from rllib_curling.agent.player import PolicyPlayer
+    from rllib_curling.agent.search import AGENT_SPEC
+
+    effort = {"top_k": 32, "reply_top": 6, "reply_samples": 16}
+    defaults = SearchDefaults.of({"search": {"k": 4, "value_weight": 0.0, "effort": effort}})
+    assert defaults is not None and defaults.effort == SearchEffort(**effort)
+    assert defaults.as_dict() == {"k": 4, "value_weight": 0.0, "effort": effort}
+    assert "effort" not in SearchDefaults(k=4).as_dict()  # older folders read as they were
+    spec = defaults.effort.applied(AGENT_SPEC)
+    assert (spec.top_k, spec.reply_top, spec.reply_samples) == (32, 6, 16)
+    assert (spec.samples, spec.reply) == (AGENT_SPEC.samples, AGENT_SPEC.reply)  # not set: kept
+    source = saved_module(tmp_path / "module")
+    agent = export_agent(source, tmp_path / "agent", search=defaults.as_dict())
+    search = PolicyPlayer.from_checkpoint(str(agent)).search
+    assert search is not None and search._search.spec == spec
+    searched = PolicyPlayer.from_checkpoint(str(agent), samples=3).search
+    assert searched is not None and searched._search.spec.samples == 3  # --samples wins
+
+
+def test_search_effort__unknown_fields_and_bad_numbers_are_one_line_errors() -> None:
+    with pytest.raises(ValueError, match=r"unknown \['depth'\]; valid keys: \['top_k', "):
+        SearchDefaults.of({"search": {"k": 2, "effort": {"depth": 3}}})
+    for bad in (-1, 2.5, True):
+        with pytest.raises(ValueError, match="top_k must be a whole number >= 0") as err:
+            SearchEffort(top_k=bad)  # type: ignore[arg-type]
+        assert "\n" not in str(err.value)
 
 
 def test_builtin__has_a_value_head_and_the_search_its_folder_says() -> None:

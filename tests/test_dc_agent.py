@@ -5,6 +5,7 @@ dc3 --agent`` against our DC3 server."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -26,7 +27,7 @@ from rllib_curling.dc_aiming import dc_shot_tables
 from rllib_curling.dc_bots.base import clamped_shot
 from rllib_curling.dc_bots.levels import make_dc_bot
 from rllib_curling.dc_bots.matches import play_dc_match
-from rllib_curling.dc_bots.search import SearchDCBot
+from rllib_curling.dc_bots.search import DC_SEARCH_SPECS, SearchDCBot
 from rllib_curling.dc_env.config import DC_SHOTS_SPEC, DCEnvConfig
 from rllib_curling.dc_env.spaces import (
     OBS_SIZE,
@@ -54,16 +55,21 @@ def busy_state(shots: int = 6) -> DCGameState:
     return state
 
 
-def dc_agent(tmp_path: Path, value_weight: float = 0.0, **model_config: Any) -> Path:
+def dc_agent(
+    tmp_path: Path, value_weight: float = 0.0, effort: dict[str, int] | None = None,
+    **model_config: Any,
+) -> Path:  # fmt: skip
     """An untrained DC module exported as an agent folder, its search's ``value_weight`` (0: the
-    network alone)."""
+    network alone) and ``effort``."""
     from rllib_curling.rl.dc_models import DCMaskedActorCritic
 
     module = DCMaskedActorCritic(observation_space=observation_space("shots"),
                                  action_space=action_space(DCEnvConfig()),
                                  model_config={"hidden": [16], **model_config})  # fmt: skip
     module.save_to_path(str(tmp_path / "module"))
-    search = {"k": 0, "value_weight": value_weight}
+    search: dict[str, Any] = {"k": 0, "value_weight": value_weight}
+    if effort:
+        search["effort"] = effort
     return export_agent(tmp_path / "module", tmp_path / "agent", search=search, card="# test\n")
 
 
@@ -137,6 +143,14 @@ def test_load_dc_agent__searches_with_the_end_score_head_when_its_folder_says_so
     )
     assert isinstance(load_dc_agent(folder, value_weight=0.0), AgentDCBot)  # --no-search
     assert load_dc_agent(dc_agent(tmp_path / "plain"), value_weight=0.4).value_weight == 0.4
+    assert agent.spec == DC_SEARCH_SPECS[8]  # DC level 8's search unless the folder says more
+
+
+def test_load_dc_agent__searches_as_hard_as_its_folders_effort_says(tmp_path: Path) -> None:
+    effort = {"top_k": 16, "samples": 16, "reply": 10, "reply_top": 3, "reply_samples": 6}
+    agent = load_dc_agent(dc_agent(tmp_path, value_weight=0.7, effort=effort))
+    assert isinstance(agent, SearchDCBot)
+    assert agent.spec == dataclasses.replace(DC_SEARCH_SPECS[8], **effort)
 
 
 def test_load_dc_agent__a_network_without_the_end_score_head_searches_with_its_value(

@@ -164,11 +164,17 @@ def test_curling_export__writes_an_agent_folder_or_one_line_error(
     source = saved_module(tmp_path / "module")
     card = tmp_path / "card.md"
     card.write_text("# mine\n", encoding="utf-8")
-    argv = ["export", str(source), str(tmp_path / "agent"), "--search", "4",
-            "--value-weight", "0.2", "--card", str(card)]  # fmt: skip
+    argv = ["export", str(source), str(tmp_path / "agent"), "--search", "4", "--value-weight",
+            "0.2", "--card", str(card), "--effort", "top_k=32, samples=48"]  # fmt: skip
     assert curling.main(argv) == 0
     assert "MB (from" in capsys.readouterr().out
-    assert agent_info(tmp_path / "agent")["search"] == {"k": 4, "value_weight": 0.2}
+    assert agent_info(tmp_path / "agent")["search"] == {
+        "k": 4, "value_weight": 0.2, "effort": {"top_k": 32, "samples": 48}
+    }  # fmt: skip
+    with pytest.raises(SystemExit):
+        curling.main(["export", str(source), str(tmp_path / "bad"), "--effort", "depth=2"])
+    err = capsys.readouterr().err
+    assert "'depth=2': give FIELD=N with FIELD one of top_k, samples, reply" in err
     assert (tmp_path / "agent" / "MODEL_CARD.md").read_text(encoding="utf-8") == "# mine\n"
     assert curling.main(["export", str(tmp_path / "nope"), str(tmp_path / "x")]) == 2
     err = capsys.readouterr().err

@@ -57,18 +57,21 @@ class AgentDCBot(DCBot):
 def load_dc_agent(
     checkpoint: Any, module_id: str = DEFAULT_MODULE_ID, *, value_weight: float | None = None
 ) -> DCBot:
-    """The DC agent of ``checkpoint`` as a DC bot: its search when ``value_weight`` (None: the
-    agent folder's) is above 0, else the network alone (module docstring). ``ConfigError`` for
+    """The DC agent of ``checkpoint`` as a DC bot: its search (DC level 8's, looking as hard as
+    the agent folder's ``effort`` says) when ``value_weight`` (None: the agent folder's) is above
+    0, else the network alone (module docstring). ``ConfigError`` for
     a platform agent or a network the search cannot read, ``FileNotFoundError`` /
     ``ValueError`` for what is no agent."""
     from rllib_curling.agent.dc_search import DCValueSearch, chance_of
     from rllib_curling.agent.policy import load_policy
+    from rllib_curling.dc_bots.search import DC_SEARCH_SPECS
     from rllib_curling.rl.checkpoints import DC_ICE
 
     policy = load_policy(checkpoint, module_id, ice=DC_ICE)
     weight = policy.search_defaults.value_weight if value_weight is None else value_weight
     if weight <= 0.0:
         return AgentDCBot(policy, name=f"dc agent {checkpoint}")
-    search = DCValueSearch(chance_of(policy), weight)
+    effort = policy.search_defaults.effort
+    search = DCValueSearch(chance_of(policy), weight, effort.applied(DC_SEARCH_SPECS[8]))
     search.name = f"dc agent {checkpoint} (search, value weight {weight:g})"
     return search

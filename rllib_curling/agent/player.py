@@ -73,10 +73,11 @@ class PolicyPlayer:
         value_weight: float | None = None,
     ) -> PolicyPlayer:
         """The checkpoint's policy; ``search`` >= 1 plays the agent's search over its top
-        ``search`` actions (``agent.search``) with ``samples`` noisy throws per candidate (default
-        ``DEFAULT_SAMPLES``; ``seed`` seeds the simulations) and the learned value weighted
-        ``value_weight``. ``None``: the agent folder's defaults (``builtin`` searches), else no
-        search (0) and no learned value."""
+        ``search`` actions (``agent.search``, as hard as the agent folder's effort says) with
+        ``samples`` noisy throws per candidate (default: the effort's, else ``DEFAULT_SAMPLES``;
+        ``seed`` seeds the simulations) and the learned value weighted ``value_weight``.
+        ``None``: the agent folder's defaults (``builtin`` searches), else no search (0) and no
+        learned value."""
         policy = load_policy(checkpoint, module_id)
         defaults = policy.search_defaults
         k = defaults.k if search is None else search
@@ -88,9 +89,12 @@ class PolicyPlayer:
                 "a learned value (value_weight > 0) needs a policy with a value head "
                 "(PPO, BC, MARWIL)"
             )
+        if samples is None:
+            samples = defaults.effort.samples or DEFAULT_SAMPLES
         plan = PolicySearch(
-            k, DEFAULT_SAMPLES if samples is None else samples, seed, value_weight=weight,
+            k, samples, seed, value_weight=weight,
             leaf_value=module_leaf_value(policy.values) if weight > 0 else None,
+            effort=defaults.effort,
         )  # fmt: skip
         return cls(policy, policy.action_space, plan)
 

@@ -37,7 +37,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -46,6 +46,61 @@ from rllib_curling.names import DEFAULT_MODULE_ID
 
 if TYPE_CHECKING:
     import gymnasium as gym
+    from _typeshed import DataclassInstance
+
+
+#: The fields of a search's spec (``bots.candidates.SearchSpec``, ``dc_bots.candidates
+#: .DCSearchSpec``) an agent folder may set: how hard its search looks.
+EFFORT_FIELDS = ("top_k", "samples", "reply", "reply_top", "reply_samples")
+
+SpecT = TypeVar("SpecT", bound="DataclassInstance")
+
+
+@dataclass(frozen=True)
+class SearchEffort:
+    """How hard an agent's search looks, where it differs from its search's own spec (the
+    platform agent's ``agent.search.AGENT_SPEC``, DC level 8's): None keeps the spec's.
+
+    | field             | what                                                            |
+    |-------------------|-----------------------------------------------------------------|
+    | ``top_k``         | candidates thrown again under noise                             |
+    | ``samples``       | noisy throws of each (``--samples`` overrides it)               |
+    | ``reply``         | best candidates judged by the opponent's best answer            |
+    | ``reply_top``     | the opponent's best answers thrown again under noise (0: none)  |
+    | ``reply_samples`` | noisy throws of each                                            |
+    """
+
+    top_k: int | None = None
+    samples: int | None = None
+    reply: int | None = None
+    reply_top: int | None = None
+    reply_samples: int | None = None
+
+    def __post_init__(self) -> None:
+        for name, value in self.as_dict().items():
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ConfigError(f"search effort: {name} must be a whole number >= 0, got "
+                                  f"{value!r}")  # fmt: skip
+
+    @classmethod
+    def of(cls, found: Mapping[str, Any] | None) -> SearchEffort:
+        """The effort an ``agent.json`` gives (its ``"search"``'s ``"effort"``); unknown keys
+        are refused with the list of valid ones."""
+        unknown = sorted(set(found or {}) - set(EFFORT_FIELDS))
+        if unknown:
+            raise ConfigError(
+                f"agent search effort: unknown {unknown}; valid keys: {list(EFFORT_FIELDS)}"
+            )
+        return cls(**dict(found or {}))
+
+    def applied(self, spec: SpecT) -> SpecT:
+        """``spec`` (a search spec dataclass) with the fields this effort sets."""
+        return dataclasses.replace(spec, **self.as_dict())
+
+    def as_dict(self) -> dict[str, int]:
+        """The fields set, as ``agent.json`` holds them."""
+        found = {name: getattr(self, name) for name in EFFORT_FIELDS}
+        return {name: value for name, value in found.items() if value is not None}
 
 
 @dataclass(frozen=True)
@@ -58,6 +113,7 @@ class SearchDefaults:
     | ``k``            | the policy's top ``k`` actions searched; 0: no search            |
     | ``value_weight`` | weight of the network's learned value in the search's judgement, |
     |                  | in [0, 1]                                                        |
+    | ``effort``       | how hard it looks (``SearchEffort``; absent: its search's own)   |
 
     A DC agent (``agent.dc_player``) searches DC level 8's candidates, not its policy's: it
     plays its search when ``value_weight`` is above 0, and ``k`` plays no part.
@@ -65,6 +121,7 @@ class SearchDefaults:
 
     k: int = 0
     value_weight: float = 0.0
+    effort: SearchEffort = field(default_factory=SearchEffort)
 
     def __post_init__(self) -> None:
         if self.k < 0:
@@ -85,11 +142,17 @@ class SearchDefaults:
             raise ConfigError(f"agent search settings: unknown {unknown}; valid keys: {valid}")
         if not found:
             return None
-        return cls(k=int(found.get("k", 0)), value_weight=float(found.get("value_weight", 0.0)))
+        return cls(
+            k=int(found.get("k", 0)), value_weight=float(found.get("value_weight", 0.0)),
+            effort=SearchEffort.of(found.get("effort")),
+        )  # fmt: skip
 
     def as_dict(self) -> dict[str, Any]:
-        """The defaults as ``agent.json`` holds them."""
-        return dataclasses.asdict(self)
+        """The defaults as ``agent.json`` holds them (``effort`` only when it sets a field)."""
+        found: dict[str, Any] = {"k": self.k, "value_weight": self.value_weight}
+        if self.effort.as_dict():
+            found["effort"] = self.effort.as_dict()
+        return found
 
 
 @dataclass(frozen=True, eq=False)

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from rllib_curling import observation
-from rllib_curling.agent.policy import LoadedPolicy, load_policy
+from rllib_curling.agent.policy import LoadedPolicy, SearchEffort, load_policy
 from rllib_curling.aiming.tables import ShotTables, shot_tables
 from rllib_curling.bots.base import Bot, Throw, clamped_throw
 from rllib_curling.bots.candidates import SearchSpec
@@ -161,6 +161,9 @@ class PolicySearch:
     level_candidates: bool = True
     value_weight: float = 0.0
     leaf_value: LeafValue | None = None
+    #: How hard it looks beyond ``AGENT_SPEC`` (an agent folder's ``SearchDefaults.effort``);
+    #: ``samples`` wins over the effort's.
+    effort: SearchEffort = dataclasses.field(default_factory=SearchEffort)
 
     def __post_init__(self) -> None:
         if self.k < 1 or self.samples < 1:
@@ -172,7 +175,8 @@ class PolicySearch:
         self.rng = np.random.default_rng(self.seed)
         # One search for every turn: it keeps level 8's draw candidates, which never change.
         self._search = AgentSearch(
-            np.zeros((0, 4)), dataclasses.replace(AGENT_SPEC, samples=self.samples),
+            np.zeros((0, 4)), dataclasses.replace(self.effort.applied(AGENT_SPEC),
+                                                  samples=self.samples),
             level_candidates=self.level_candidates, leaf_value=self.leaf_value,
             value_weight=self.value_weight,
         )  # fmt: skip

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from rllib_curling.agent.policy import EFFORT_FIELDS
 from rllib_curling.cli import UsageError
 from rllib_curling.cli.options import positive_int, unit_float
 from rllib_curling.names import DEFAULT_MODULE_ID
@@ -34,6 +35,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--value-weight", type=unit_float, default=0.0, metavar="W",
                    help="weight of the learned value in its search (default 0); a DC agent "
                    "plays its search by default when W > 0")  # fmt: skip
+    p.add_argument("--effort", type=_effort, default={}, metavar="FIELD=N[,FIELD=N...]",
+                   help="how hard its search looks where it differs from the default search: "
+                   f"{', '.join(EFFORT_FIELDS)}; e.g. top_k=32,samples=48 (default: the "
+                   "search's own)")  # fmt: skip
     p.add_argument("--card", type=Path, default=None, metavar="FILE",
                    help="the model card (Markdown) to include (default: a short one naming the "
                    "checkpoint)")  # fmt: skip
@@ -41,7 +46,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rllib_curling.agent.policy import SearchDefaults
+    from rllib_curling.agent.policy import SearchDefaults, SearchEffort
     from rllib_curling.rl.checkpoints import export_agent, find_checkpoint
 
     try:
@@ -52,13 +57,27 @@ def run(args: argparse.Namespace) -> int:
             if args.card is not None
             else f"# Agent\n\nExported from `{shown}` with `curling export`.\n"
         )
-        search = SearchDefaults(k=args.search or 0, value_weight=args.value_weight).as_dict()
+        effort = SearchEffort.of(args.effort)
+        search = SearchDefaults(args.search or 0, args.value_weight, effort).as_dict()
         out = export_agent(path, args.out, module_id=args.module_id, search=search, card=card)
     except (FileNotFoundError, ValueError, OSError) as exc:
         raise UsageError(str(exc)) from None
     size = sum(f.stat().st_size for f in out.iterdir())
     print(f"{out}: {size / 1e6:.2f} MB (from {shown})")
     return 0
+
+
+def _effort(text: str) -> dict[str, int]:
+    """``--effort``'s ``FIELD=N[,FIELD=N...]`` as a dict (``SearchEffort`` checks it)."""
+    found: dict[str, int] = {}
+    for item in text.split(","):
+        name, sep, value = item.strip().partition("=")
+        if not sep or name.strip() not in EFFORT_FIELDS or not value.strip().isdigit():
+            raise argparse.ArgumentTypeError(
+                f"{item.strip()!r}: give FIELD=N with FIELD one of {', '.join(EFFORT_FIELDS)}"
+            )
+        found[name.strip()] = int(value)
+    return found
 
 
 def _shown(path: Path) -> str:
