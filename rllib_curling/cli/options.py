@@ -91,7 +91,8 @@ def add_search_options(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     p.add_argument(
         "--samples", type=positive_int, default=None, metavar="N",
-        help="noisy throws per re-judged candidate with --search (default 24)",
+        help="noisy throws per re-judged candidate with --search (default: the agent "
+        "folder's effort's, else 24)",
     )  # fmt: skip
     p.add_argument(
         "--value-weight", type=unit_float, default=None, metavar="W",
