@@ -59,9 +59,9 @@ def load_dc_agent(
 ) -> DCBot:
     """The DC agent of ``checkpoint`` as a DC bot: its search (DC level 8's, looking as hard as
     the agent folder's ``effort`` says) when ``value_weight`` (None: the agent folder's) is above
-    0, else the network alone (module docstring). ``ConfigError`` for
-    a platform agent or a network the search cannot read, ``FileNotFoundError`` /
-    ``ValueError`` for what is no agent."""
+    0, else the network alone (module docstring). ``ConfigError`` for a platform agent or a
+    network the search cannot read, ``FileNotFoundError`` / ``ValueError`` for what is no
+    agent."""
     from rllib_curling.agent.dc_search import DCValueSearch, chance_of
     from rllib_curling.agent.policy import load_policy
     from rllib_curling.dc_bots.search import DC_SEARCH_SPECS

@@ -90,7 +90,9 @@ class PolicyPlayer:
                 "(PPO, BC, MARWIL)"
             )
         if samples is None:
-            samples = defaults.effort.samples or DEFAULT_SAMPLES
+            samples = defaults.effort.samples
+        if samples is None:
+            samples = DEFAULT_SAMPLES
         plan = PolicySearch(
             k, samples, seed, value_weight=weight,
             leaf_value=module_leaf_value(policy.values) if weight > 0 else None,
