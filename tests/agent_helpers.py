@@ -4,6 +4,7 @@ clients that have seen a game without connecting."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -22,12 +23,15 @@ SMALL = {"stone_hiddens": [16, 16], "context_hiddens": [8], "hiddens": [32]}
 SMALL_SHOTS = {"width": 32, "layers": 1, "hiddens": [64], "channels": 8, "dilations": [1, 2]}
 
 
-def saved_module(path: Path, algo: str = "ppo", space: gym.Space = TEMPLATES) -> Path:
+def saved_module(
+    path: Path, algo: str = "ppo", space: gym.Space = TEMPLATES, **model_config: Any
+) -> Path:
     """An untrained small curling RLModule of ``algo`` over the action ``space`` (templates by
-    default), saved at ``path`` as ``find_checkpoint`` takes it."""
+    default), ``model_config`` over the small one, saved at ``path`` as ``find_checkpoint``
+    takes it."""
     from rllib_curling.rl.models import module_spec
 
-    spec = module_spec(algo, **SMALL)
+    spec = module_spec(algo, **{**SMALL, **model_config})
     spec.observation_space, spec.action_space = OBS_SPACE, space
     spec.build().save_to_path(path)
     return path

@@ -13,9 +13,17 @@ import pytest
 from agent_helpers import TEMPLATES, THROW_AWAY, last_stone_tied, saved_module
 from rllib_helpers import announced_server
 
+from rllib_curling import sheet
 from rllib_curling.agent.player import PolicyPlayer, agent_bot
 from rllib_curling.agent.policy import LoadedPolicy
-from rllib_curling.agent.search import EXPLAIN_CANDIDATES, EXPLAIN_TOP, AgentBot, PolicySearch
+from rllib_curling.agent.search import (
+    EXPLAIN_CANDIDATES,
+    EXPLAIN_TOP,
+    AgentBot,
+    PolicySearch,
+    game_state,
+    learned_leaf,
+)
 from rllib_curling.env.spaces import observe, throw_space
 from rllib_curling.errors import ConfigError
 from rllib_curling.rl.checkpoints import export_agent
@@ -64,6 +72,25 @@ def test_player__an_agent_folder_searches_as_it_says_unless_told(tmp_path: Path)
     assert told.search is not None and (told.search.k, told.search.value_weight) == (5, 0.0)
     assert told.search.leaf_value is None
     assert PolicyPlayer.from_checkpoint(str(agent), search=0).search is None  # --no-search
+
+
+def test_player__an_agent_folder_with_an_end_score_head_judges_by_both_heads(
+    tmp_path: Path,
+) -> None:
+    source = saved_module(tmp_path / "module", end_score_hiddens=[16])
+    search = {"k": 2, "value_weight": 0.6, "end_score_share": 0.5}
+    agent = export_agent(source, tmp_path / "agent", search=search)
+    player = PolicyPlayer.from_checkpoint(str(agent), samples=2)
+    assert player.search is not None and player.search.leaf_value is not None
+    client = last_stone_tied()
+    state, positions = game_state(client), np.zeros((2, 16, 2))
+    positions[1, 0] = (sheet.TEE_X, sheet.TEE_Y)
+    expected = learned_leaf(player.loaded(), 0.5)(state, positions, 13)
+    np.testing.assert_allclose(player.search.leaf_value(state, positions, 13), expected)
+    assert not np.allclose(expected, learned_leaf(player.loaded())(state, positions, 13))
+    headless = export_agent(saved_module(tmp_path / "plain"), tmp_path / "headless", search=search)
+    with pytest.raises(ConfigError, match="end_score_share > 0 needs a network with an end-score"):
+        PolicyPlayer.from_checkpoint(str(headless))
 
 
 def test_agent_bot__the_agent_as_it_plays_by_default(tmp_path: Path) -> None:

@@ -83,6 +83,12 @@ def test_search_defaults__of_an_agents_info_and_its_checks() -> None:
         SearchDefaults(k=2, value_weight=1.5)
     with pytest.raises(ValueError, match="k must be at least 0"):
         SearchDefaults(k=-1)
+    shared = SearchDefaults(k=8, value_weight=0.6, end_score_share=0.5)
+    assert shared.as_dict() == {"k": 8, "value_weight": 0.6, "end_score_share": 0.5}
+    assert SearchDefaults.of({"search": shared.as_dict()}) == shared
+    assert "end_score_share" not in defaults.as_dict()  # older agents' agent.json unchanged
+    with pytest.raises(ValueError, match=r"end_score_share must be in \[0, 1\], got 1.5"):
+        SearchDefaults(k=2, value_weight=0.5, end_score_share=1.5)
 
 
 def test_search_effort__read_from_agent_json_and_applied_to_the_agents_spec(

@@ -18,7 +18,7 @@ from agent_helpers import (
     seen_client,
 )
 
-from rllib_curling import observation, physics, rules, sheet
+from rllib_curling import observation, physics, rules, sheet, win_table
 from rllib_curling.agent import search
 from rllib_curling.agent.policy import load_policy
 from rllib_curling.agent.search import PolicySearch, game_state
@@ -26,6 +26,7 @@ from rllib_curling.aiming.tables import shot_tables
 from rllib_curling.bots.evaluation import EvalContext
 from rllib_curling.env.spaces import my_parity, observe, throw_for, throw_space
 from rllib_curling.game import Game, GameConfig
+from rllib_curling.win_odds import N_SCORES, SCORE_MAX
 
 
 def test_game_state__is_the_game_the_client_sees() -> None:
@@ -116,6 +117,60 @@ def test_leaf_value__reads_the_value_from_the_next_throwers_view() -> None:
     np.testing.assert_allclose(chance, [1 - 0.75, 1 - 0.0, 1 - 1.0])
     expected = observation.encode_observation(positions[0], 7, 2, 4, state.seat_parity(1), 0)
     np.testing.assert_array_equal(seen[0][0], expected)
+
+
+def test_end_score_leaf__the_chance_to_win_after_each_score_the_mover_may_make() -> None:
+    # The last end (index 3 of 4), tied; seat 1 (the hammer) throws stone 13 next, after seat 0's
+    # stone 12: scoring wins, being scored on loses, a blank draws.
+    client = seen_client(0, (12, 3, 4, 0), [1, -1, 2, -2], np.zeros((16, 2)))
+    state = game_state(client)
+    probs = np.zeros((3, N_SCORES))
+    probs[0, SCORE_MAX + 1] = 1.0  # the mover scores 1
+    probs[1, SCORE_MAX - 2] = 1.0  # the mover is scored on
+    probs[2, [SCORE_MAX, SCORE_MAX + 3]] = 0.5  # a blank or 3
+    seen: list[np.ndarray] = []
+
+    def end_scores(obs: np.ndarray) -> np.ndarray:
+        seen.append(obs)
+        return probs
+
+    leaf = search.end_score_leaf(end_scores, win_table.load())
+    positions = np.zeros((3, 16, 2))
+    chance = leaf(state, positions, 12)  # the thrower's (seat 0's) chance
+    np.testing.assert_allclose(chance, [0.0, 1.0, 1.0 - 0.75])
+    expected = observation.encode_observation(positions[0], 13, 3, 4, state.seat_parity(1), 0)
+    np.testing.assert_array_equal(seen[0][0], expected)
+
+
+def test_end_score_leaf__reads_the_score_difference_and_hammer_from_the_movers_side() -> None:
+    client = seen_client(1, (6, 1, 4, 0), [2], np.zeros((16, 2)))  # seat 0 throws stone 6
+    state = game_state(client)
+    table = win_table.load()
+    probs = np.zeros((1, N_SCORES))
+    probs[0, SCORE_MAX] = 1.0  # a blank end
+    leaf = search.end_score_leaf(lambda obs: probs, table)
+    # Seat 1, 2 up, throws stone 7 with the hammer (seat 0 threw first); 2 ends after this.
+    mover_after_blank = table.after_end(2, 0, 2, 1)
+    np.testing.assert_allclose(leaf(state, np.zeros((1, 16, 2)), 6), [1.0 - mover_after_blank])
+
+
+def test_learned_leaf__blends_the_two_heads_by_the_share_and_names_a_missing_head(
+    tmp_path: Path,
+) -> None:
+    plain = load_policy(saved_module(tmp_path / "plain"))
+    with pytest.raises(ValueError, match="end_score_share > 0 needs a network with an end-score"):
+        search.learned_leaf(plain, 0.5)
+    both = load_policy(saved_module(tmp_path / "both", end_score_hiddens=[16]))
+    client = seen_client(1, (6, 1, 4, 0), [2], np.zeros((16, 2)))
+    state, positions = game_state(client), np.zeros((2, 16, 2))
+    positions[1, 0] = (sheet.TEE_X, sheet.TEE_Y)
+    value = search.module_leaf_value(both.values)(state, positions, 6)
+    scores = search.end_score_leaf(both.end_scores, win_table.load())(state, positions, 6)
+    assert not np.allclose(value, scores)
+    np.testing.assert_allclose(search.learned_leaf(both)(state, positions, 6), value)
+    np.testing.assert_allclose(search.learned_leaf(both, 1.0)(state, positions, 6), scores)
+    blend = search.learned_leaf(both, 0.25)(state, positions, 6)
+    np.testing.assert_allclose(blend, 0.25 * scores + 0.75 * value)
 
 
 def test_search__learned_value_changes_the_choice_when_weighted() -> None:

@@ -22,6 +22,7 @@ from rllib_curling.rl.models import (
     module_spec,
 )
 from rllib_curling.rl.network import IN_PLAY_FEATURE, CurlingEncoder
+from rllib_curling.win_odds import N_SCORES
 
 OBS_SPACE = gym.spaces.Box(-4.0, 4.0, (spaces.OBS_SIZE,), np.float32)
 ACTION_SPACES = {
@@ -156,6 +157,33 @@ def test_actor_critic__inference_only_copy_drops_value_parts() -> None:
         light.forward_inference(obs)[Columns.ACTION_DIST_INPUTS],
         full.forward_inference(obs)[Columns.ACTION_DIST_INPUTS],
     )
+
+
+def test_actor_critic__end_score_head_has_layers_of_its_own() -> None:
+    space = ACTION_SPACES["discrete40"]
+    plain = CurlingActorCritic(observation_space=OBS_SPACE, action_space=space, model_config=SMALL)
+    assert not plain.has_end_scores
+    with pytest.raises(ValueError, match="no end-score head"):
+        plain.compute_end_scores({Columns.OBS: observations(2)})
+    config = {**SMALL, "end_score_hiddens": [16, 8]}
+    both = CurlingActorCritic(observation_space=OBS_SPACE, action_space=space, model_config=config)
+    missing, unexpected = both.load_state_dict(plain.state_dict(), strict=False)
+    assert not unexpected and {k.split(".")[0] for k in missing} == {"end_score"}
+    obs = {Columns.OBS: observations(8)}
+    torch.testing.assert_close(
+        both.forward_inference(obs)[Columns.ACTION_DIST_INPUTS],
+        plain.forward_inference(obs)[Columns.ACTION_DIST_INPUTS],
+    )
+    torch.testing.assert_close(both.compute_values(obs), plain.compute_values(obs))
+    logits = both.compute_end_scores(obs)
+    assert logits.shape == (8, N_SCORES)
+    weighted_sum(logits).backward()
+    grads = {n.split(".")[0] for n, p in both.named_parameters() if p.grad is not None}
+    assert grads == {"end_score"}  # the policy and the value are left as they are
+    light = CurlingActorCritic(
+        observation_space=OBS_SPACE, action_space=space, model_config=config, inference_only=True
+    )
+    assert not light.has_end_scores  # env runners need no end scores
 
 
 @pytest.mark.parametrize("dueling", [True, False])

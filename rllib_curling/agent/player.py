@@ -23,7 +23,7 @@ from rllib_curling.agent.search import (
     AgentBot,
     PolicySearch,
     explain_throw,
-    module_leaf_value,
+    learned_leaf,
 )
 from rllib_curling.aiming.tables import shot_tables
 from rllib_curling.aiming.templates import Throw
@@ -84,18 +84,13 @@ class PolicyPlayer:
         if k < 1:
             return cls(policy, policy.action_space)
         weight = defaults.value_weight if value_weight is None else value_weight
-        if weight > 0 and not policy.has_values:
-            raise ConfigError(
-                "a learned value (value_weight > 0) needs a policy with a value head "
-                "(PPO, BC, MARWIL)"
-            )
         if samples is None:
             samples = defaults.effort.samples
         if samples is None:
             samples = DEFAULT_SAMPLES
         plan = PolicySearch(
             k, samples, seed, value_weight=weight,
-            leaf_value=module_leaf_value(policy.values) if weight > 0 else None,
+            leaf_value=learned_leaf(policy, defaults.end_score_share) if weight > 0 else None,
             effort=defaults.effort,
         )  # fmt: skip
         return cls(policy, policy.action_space, plan)

@@ -122,13 +122,15 @@ class SearchDefaults:
     k: int = 0
     value_weight: float = 0.0
     effort: SearchEffort = field(default_factory=SearchEffort)
+    end_score_share: float = 0.0
 
     def __post_init__(self) -> None:
         if self.k < 0:
             raise ConfigError(f"search defaults: k must be at least 0, got {self.k}")
-        if not 0.0 <= self.value_weight <= 1.0:
-            raise ConfigError(f"search defaults: value_weight must be in [0, 1], got "
-                             f"{self.value_weight}")  # fmt: skip
+        for name in ("value_weight", "end_score_share"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ConfigError(f"search defaults: {name} must be in [0, 1], got "
+                                  f"{getattr(self, name)}")  # fmt: skip
 
     @classmethod
     def of(cls, info: Mapping[str, Any] | None) -> SearchDefaults | None:
@@ -145,13 +147,17 @@ class SearchDefaults:
         return cls(
             k=int(found.get("k", 0)), value_weight=float(found.get("value_weight", 0.0)),
             effort=SearchEffort.of(found.get("effort")),
+            end_score_share=float(found.get("end_score_share", 0.0)),
         )  # fmt: skip
 
     def as_dict(self) -> dict[str, Any]:
-        """The defaults as ``agent.json`` holds them (``effort`` only when it sets a field)."""
+        """The defaults as ``agent.json`` holds them (``effort`` only when it sets a field,
+        ``end_score_share`` only when above 0)."""
         found: dict[str, Any] = {"k": self.k, "value_weight": self.value_weight}
         if self.effort.as_dict():
             found["effort"] = self.effort.as_dict()
+        if self.end_score_share > 0:
+            found["end_score_share"] = self.end_score_share
         return found
 
 

@@ -11,7 +11,10 @@ At each turn:
    platform's execution noise; the best ``reply`` by the opponent's best answers, whose own best
    ``reply_top`` are thrown ``reply_samples`` times under noise. Positions are judged by the
    chance to win (``bots.evaluation``), blended with the network's **learned value**
-   (``value_weight``, ``module_leaf_value``) where a stone is still to come in the end.
+   (``value_weight``) where a stone is still to come in the end: its value head's chance to
+   win (``module_leaf_value``) and, for a network with an end-score head, that head's
+   distribution of the end's score through the win table (``end_score_leaf``), the latter
+   weighted ``end_score_share`` (``learned_leaf``).
 3. The best is played (ties keep the policy's order: its proposals come first).
 
 The engine moves stones like the platform's server (``physics.md``), so the search judges shots
@@ -33,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from rllib_curling import observation
+from rllib_curling import observation, win_table
 from rllib_curling.agent.policy import LoadedPolicy, SearchEffort, load_policy
 from rllib_curling.aiming.tables import ShotTables, shot_tables
 from rllib_curling.bots.base import Bot, Throw, clamped_throw
@@ -44,6 +47,7 @@ from rllib_curling.client import CurlingClient
 from rllib_curling.env.spaces import action_mode, action_throw, observe_state, throw_for
 from rllib_curling.errors import ConfigError
 from rllib_curling.game import GameConfig, GameState
+from rllib_curling.win_table import END_SCORES, ENDS_MAX, N_SCORES, WinTable
 
 #: How hard the agent's search looks: level 8's candidates and judgement, with more noisy
 #: throws per candidate, more candidates against the opponent's answers, and those answers
@@ -98,6 +102,51 @@ def module_leaf_value(compute_values: Callable[[np.ndarray], np.ndarray]) -> Lea
         obs = observation.encode_observations(positions, shot + 1, state.end, ends, parity, diff)
         value = np.asarray(compute_values(obs), dtype=np.float64).reshape(len(positions))
         return 1.0 - np.clip(0.5 + 0.5 * value, 0.0, 1.0)
+
+    return leaf
+
+
+def end_score_leaf(end_scores: Callable[[np.ndarray], np.ndarray], table: WinTable) -> LeafValue:
+    """A ``LeafValue`` from an end-score head ``(B, OBS_SIZE) -> (B, N_SCORES)`` (the
+    probabilities of the end's score for the player to move, ``win_odds.END_SCORES``): the
+    mover's chance to win ``Σ_s p(s) · table.after_end(diff, s, ends after, hammer)``, the
+    thrower's ``1 -`` that, as ``module_leaf_value`` reads it."""
+
+    def leaf(state: GameState, positions: np.ndarray, shot: int) -> np.ndarray:
+        first_thrower = state.first_seat if shot % 2 == 0 else 1 - state.first_seat
+        mover = 1 - first_thrower
+        p1, p2 = state.totals
+        diff = p1 - p2 if mover == 0 else p2 - p1
+        parity = state.seat_parity(mover)  # 1: the mover holds the hammer
+        ends = state.config.ends
+        obs = observation.encode_observations(positions, shot + 1, state.end, ends, parity, diff)
+        p = np.asarray(end_scores(obs), dtype=np.float64).reshape(len(positions), N_SCORES)
+        ends_after = ends - state.end - 1 if ends > 0 else ENDS_MAX
+        chance: np.ndarray = 1.0 - p @ table.after_end(diff, END_SCORES, ends_after, parity)
+        return chance
+
+    return leaf
+
+
+def learned_leaf(policy: LoadedPolicy, end_score_share: float = 0.0) -> LeafValue:
+    """The network's judgement of a leaf: its value head's (``module_leaf_value``) and its
+    end-score head's (``end_score_leaf`` through the package's win table) chance to win, the
+    latter weighted ``end_score_share``; ``ConfigError`` for a head the policy lacks."""
+    if end_score_share > 0 and not policy.has_end_scores:
+        raise ConfigError("end_score_share > 0 needs a network with an end-score head "
+                          "(model_config end_score_hiddens)")  # fmt: skip
+    if end_score_share < 1 and not policy.has_values:
+        raise ConfigError("a learned value needs a policy with a value head (PPO, BC, MARWIL)")
+    if end_score_share <= 0:
+        return module_leaf_value(policy.values)
+    scores = end_score_leaf(policy.end_scores, win_table.load())
+    if end_score_share >= 1:
+        return scores
+    values = module_leaf_value(policy.values)
+
+    def leaf(state: GameState, positions: np.ndarray, shot: int) -> np.ndarray:
+        return (end_score_share * scores(state, positions, shot)
+                + (1.0 - end_score_share) * values(state, positions, shot))  # fmt: skip
 
     return leaf
 

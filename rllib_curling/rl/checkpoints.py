@@ -276,13 +276,21 @@ def export_agent(
     """Write the policy of ``checkpoint`` as an agent folder ``out`` (see the module docstring):
     weights only, with ``search`` (the search's defaults, as ``agent.policy.SearchDefaults``'s
     ``as_dict()`` gives them) and the model card ``card`` (Markdown). Returns the folder."""
+    return write_agent(load_module(checkpoint, module_id), out, search=search, card=card)
+
+
+def write_agent(
+    module: TorchRLModule, out: str | os.PathLike[str], *, search: dict[str, Any] | None = None,
+    card: str = "",
+) -> Path:  # fmt: skip
+    """Write ``module`` (a curling RLModule, e.g. ``load_module``'s) as an agent folder ``out``
+    with ``search`` and ``card``, as ``export_agent`` does. Returns the folder."""
     import torch
 
     from rllib_curling.env.spaces import action_mode
     from rllib_curling.rl.network import model_config_of
     from rllib_curling.rl.shot_models import shot_config_of
 
-    module = load_module(checkpoint, module_id)
     ice = module_ice(module)
     if ice == DC_ICE:  # the DC env's shots (``dc_env.spaces``), the DC module's settings
         from rllib_curling.rl.dc_models import resolve_dc_model_config
@@ -291,7 +299,7 @@ def export_agent(
         model_config = resolve_dc_model_config(module.model_config)
     else:
         if module.action_space is None:
-            raise ValueError(f"{checkpoint}: its module has no action space")
+            raise ValueError(f"{type(module).__name__} has no action space")
         mode, sweep = action_mode(module.action_space)
         config_of = shot_config_of if mode == "shots" else model_config_of
         model_config = config_of(module.model_config, _module_rllib_keys())

@@ -5,7 +5,8 @@ All are built on ``CurlingEncoder`` (``rllib_curling.rl.network``); heads are ML
 
 | class                      | algorithms  | APIs                                 |
 |----------------------------|-------------|--------------------------------------|
-| ``CurlingActorCritic``     | PPO, IMPALA | ValueFunctionAPI, InferenceOnlyAPI   |
+| ``CurlingActorCritic``     | PPO, IMPALA | ValueFunctionAPI, InferenceOnlyAPI,  |
+|                            | BC, MARWIL  | EndScoreAPI (``end_score_hiddens``)  |
 | ``CurlingAPPOActorCritic`` | APPO        | + TargetNetworkAPI (old encoder, pi) |
 | ``CurlingQNetwork``        | DQN         | QNetAPI, TargetNetworkAPI (RLlib's)  |
 
@@ -38,7 +39,9 @@ from ray.rllib.utils.schedules.scheduler import Scheduler
 from torch import nn
 
 from rllib_curling.errors import ConfigError
+from rllib_curling.observation import OBS_SIZE
 from rllib_curling.rl import shot_models
+from rllib_curling.rl.dc_models import EndScoreAPI
 from rllib_curling.rl.network import (
     DQN_KEYS,
     MODEL_NAME,
@@ -49,13 +52,18 @@ from rllib_curling.rl.network import (
     resolve_model_config,
 )
 from rllib_curling.rl.shot_network import SHOT_MODEL_NAME, resolve_shot_model_config
+from rllib_curling.win_odds import N_SCORES
 
 
-class CurlingActorCritic(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
+class CurlingActorCritic(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI, EndScoreAPI):
     """Actor-critic RLModule for PPO and IMPALA on ``CurlingEncoder``.
 
     Architecture: ``CurlingEncoder`` -> ``pi`` head (action-distribution inputs) and ``vf`` head
-    (state value). With ``vf_share_layers=False`` the value has its own ``critic_encoder``.
+    (state value). With ``vf_share_layers=False`` the value has its own ``critic_encoder``. With
+    ``end_score_hiddens`` (e.g. [256, 256]) an ``end_score`` head of its own over the flat
+    observation gives logits over the end's score for the team to throw
+    (``win_odds.END_SCORES``), which a search turns into a chance to win through the win table;
+    its own layers leave the policy and the value as they are when it is added or trained.
     Actions: Box -> diagonal Gaussian (mean, log_std), Discrete -> categorical, MultiDiscrete ->
     one categorical per dimension. Inference-only copies (on EnvRunners) drop the value parts.
 
@@ -97,6 +105,11 @@ class CurlingActorCritic(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
             self.critic_encoder = CurlingEncoder(cfg)
             value_in = self.critic_encoder.out_dim
         self.vf = head(value_in, cfg["head_hiddens"], 1, cfg["activation"], gain=1.0)
+        self.end_score: nn.Module | None = None
+        if cfg["end_score_hiddens"]:
+            self.end_score = head(
+                OBS_SIZE, cfg["end_score_hiddens"], N_SCORES, cfg["activation"], gain=1.0
+            )
 
     def _action_dist_input_dim(self) -> int:
         space = self.action_space
@@ -136,9 +149,23 @@ class CurlingActorCritic(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
             embeddings = encoder(batch[Columns.OBS])
         return self.vf(embeddings).squeeze(-1)
 
+    @property
+    def has_end_scores(self) -> bool:
+        return getattr(self, "end_score", None) is not None  # inference-only copies drop it
+
+    def compute_end_scores(
+        self, batch: dict[str, Any], embeddings: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """(B, N_SCORES) logits of the end's score, from the observation (the head has its
+        own layers: ``embeddings`` play no part); ``ValueError`` without the head."""
+        end_score = getattr(self, "end_score", None)
+        if end_score is None:
+            raise ValueError("this module has no end-score head (end_score_hiddens is [])")
+        return end_score(batch[Columns.OBS])  # (B, N_SCORES)
+
     @override(InferenceOnlyAPI)
     def get_non_inference_attributes(self) -> list[str]:
-        return ["vf", "critic_encoder"]
+        return ["vf", "critic_encoder", "end_score"]
 
 
 class CurlingAPPOActorCritic(CurlingActorCritic, TargetNetworkAPI):

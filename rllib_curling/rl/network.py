@@ -9,10 +9,12 @@ stones plus a context block, so the result does not depend on the order of the s
 
 Model config keys (``DEFAULT_MODEL_CONFIG``): ``stone_hiddens``, ``context_hiddens``,
 ``hiddens``, ``head_hiddens`` (lists of widths), ``pool`` ("mean", "max" or "mean+max"),
-``attention`` (bool), ``attention_heads``, ``activation`` ("relu", "tanh", "silu", "elu") and
+``attention`` (bool), ``attention_heads``, ``activation`` ("relu", "tanh", "silu", "elu"),
 ``vf_share_layers`` (actor-critic only: True shares the encoder between policy and value, False
-gives the value its own encoder). The RLModules (``models``) and the ModelV2 (``model_v2``) are
-built on this module; it needs torch and gymnasium, not the rest of RLlib.
+gives the value its own encoder) and ``end_score_hiddens`` (actor-critic only: the widths of an
+end-score head, an MLP of its own over the flat observation; [] builds none). The RLModules
+(``models``) and the ModelV2 (``model_v2``) are built on this module; it needs torch and
+gymnasium, not the rest of RLlib.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ DEFAULT_MODEL_CONFIG: dict[str, Any] = {
     "attention_heads": 4,
     "activation": "relu",
     "vf_share_layers": True,
+    "end_score_hiddens": [],
 }
 POOLS = ("mean", "max", "mean+max")
 ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh, "silu": nn.SiLU, "elu": nn.ELU}
