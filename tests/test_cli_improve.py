@@ -32,6 +32,7 @@ def test_improve__a_generation_from_an_agent_then_resumed(
     from rllib_curling.agent.policy import load_policy
     from rllib_curling.offline.dataset import read_rows
     from rllib_curling.rl.checkpoints import agent_info
+    from rllib_curling.win_odds import END_SCORES
 
     argv = ["improve", "builtin", str(tmp_path / "gen"), "--games", "2", "--ends", "1",
             "--iterations", "1", "--opponents", "2", "--gate-games", "2"]  # fmt: skip
@@ -42,11 +43,16 @@ def test_improve__a_generation_from_an_agent_then_resumed(
     assert agent_info(agent)["search"] == agent_info("builtin")["search"]
     assert "curling improve" in (agent / "MODEL_CARD.md").read_text(encoding="utf-8")
     # BC started from the builtin's weights: after one iteration its value head still agrees
-    # with the builtin's (a fresh network's would not: correlation about 0)
+    # with the builtin's (a fresh network's would not: correlation about 0),
     obs = np.random.default_rng(0).uniform(-1, 1, (64, rows[0]["obs"].shape[0]))
     obs = np.concatenate([np.stack([r["obs"] for r in rows]), obs]).astype(np.float32)
-    before, after = load_policy("builtin").values(obs), load_policy(agent).values(obs)
-    assert np.corrcoef(before, after)[0, 1] > 0.8
+    old, new = load_policy("builtin"), load_policy(agent)
+    assert np.corrcoef(old.values(obs), new.values(obs))[0, 1] > 0.8
+    # and its end-score head, trained on the ends' scores too, from the builtin's (a fresh
+    # head's mean would not correlate; one iteration at BC's rate moves this head more)
+    assert new.has_end_scores
+    mean = [p.end_scores(obs) @ END_SCORES for p in (old, new)]
+    assert np.corrcoef(*mean)[0, 1] > 0.5
     # the gate: the new agent against builtin, 2 games with the hammer alternating
     gate = json.loads((tmp_path / "gen" / "gate" / "gate.json").read_text())
     assert gate["games"] == 2 and gate["wins"] + gate["draws"] + gate["losses"] == 2

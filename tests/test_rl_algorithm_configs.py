@@ -221,6 +221,18 @@ def test_algorithm_config__names_and_errors() -> None:
     assert old.model["custom_model_config"]["attention"] is True
 
 
+def test_curling_defaults__a_configs_custom_model_config_reaches_the_curling_network() -> None:
+    # A YAML's or --config's "model": {"custom_model_config": ...} comes after algorithm_config
+    # gave the run the curling network: its keys go over that network's, not lost.
+    from rllib_curling.rl.trainables import curling_defaults
+
+    config = algorithm_config("bc", model_config={"hiddens": [8]})
+    config.update_from_dict({"model": {"custom_model_config": {"end_score_hiddens": [16]}}})
+    spec = curling_defaults("BC", config).rl_module_spec
+    assert spec.model_config["end_score_hiddens"] == [16] and spec.model_config["hiddens"] == [8]
+    assert config.model["custom_model_config"] == {}  # moved into the module's spec
+
+
 def test_async_algorithms__wait_for_their_runners_samples_instead_of_polling() -> None:
     from rllib_curling.rl.algorithm_configs import SAMPLER_WAIT_S
     from rllib_curling.rl.experiments import read_experiment_file

@@ -183,11 +183,12 @@ def shot_teacher(checkpoint: str, name: str | None = None, labels: str = "search
     from rllib_curling.offline.search_labels import JudgingBot
 
     policy = load_policy(checkpoint)
-    weight = policy.search_defaults.value_weight if policy.has_values else 0.0
+    defaults = policy.search_defaults
+    weight = defaults.value_weight if policy.has_values else 0.0
+    leaf = learned_leaf(policy, defaults.end_score_share) if weight > 0 else None
     search = AgentSearch(
-        np.zeros((0, 4)), labelling_spec(AGENT_SPEC, labels),
-        leaf_value=module_leaf_value(policy.values) if weight > 0 else None, value_weight=weight,
-    )  # fmt: skip
+        np.zeros((0, 4)), labelling_spec(AGENT_SPEC, labels), leaf_value=leaf, value_weight=weight
+    )
     return JudgingBot(search, name=name or f"agent {checkpoint} over the shot set ({labels})")
 
 

@@ -93,8 +93,12 @@ def curling_defaults(algo: str, config: AlgorithmConfig) -> AlgorithmConfig:
     from rllib_curling.rl.models import module_spec, network_name
 
     network = network_name(env_config.get("action", "continuous"))
-    if config._rl_module_spec is None:
+    spec = config._rl_module_spec
+    if spec is None:
         config.rl_module(rl_module_spec=module_spec(algo, network, **user_model_config))
+    elif user_model_config and _is_curling_spec(spec):  # e.g. a YAML's over algorithm_config's
+        merged = {**(spec.model_config or {}), **user_model_config}
+        config.rl_module(rl_module_spec=module_spec(algo, network, **merged))
     if algo == "BC" and config._learner_class is None:
         config.learners(learner_class=learner_for(network, config.learner_config_dict))
     if config.env in (MULTI_AGENT_ENV_NAME, LEAGUE_ENV_NAME) and config.env_runner_cls is None:
@@ -108,6 +112,16 @@ def curling_defaults(algo: str, config: AlgorithmConfig) -> AlgorithmConfig:
 
         configure_league(config)
     return config
+
+
+def _is_curling_spec(spec: Any) -> bool:
+    """Whether ``spec`` is an ``RLModuleSpec`` of one of the curling networks (``models``)."""
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from rllib_curling.rl.models import MODULES
+
+    ours = {cls for by_algo in MODULES.values() for cls in by_algo.values()}
+    return isinstance(spec, RLModuleSpec) and spec.module_class in ours
 
 
 def add_curling_metrics(config: AlgorithmConfig) -> None:

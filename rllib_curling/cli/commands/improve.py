@@ -5,6 +5,7 @@ the gate is ``agent.gate``)."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from pathlib import Path
@@ -148,11 +149,14 @@ def run(args: argparse.Namespace) -> int:
         start_from = teacher if action == own else None  # another action set: a new network
         rows = count_rows(data)
         iterations = args.iterations or iterations_for(rows)
+        heads = _end_score_config(start_from) if start_from else {}
+        if not heads:  # the new network has no end-score head to judge with
+            search = dataclasses.replace(search, end_score_share=0.0)
         if not list(results.glob("*/checkpoint_*")):
             origin = f"from {args.agent}'s weights" if start_from else "a new network"
             _say(f"2/{stages} network: BC over the {action} actions, {origin}, "
                  f"{iterations} iterations over {rows:,} positions")  # fmt: skip
-            _train(data, out / "results", action, start_from, iterations)
+            _train(data, out / "results", action, start_from, iterations, heads)
         else:
             _say(f"2/{stages} network: trained already ({results})")
         card = _card(args, teacher, search, action, start_from, iterations)
@@ -203,17 +207,36 @@ def _gate(args: argparse.Namespace, agent: Path, teacher: str, out: Path, start:
     return verdict
 
 
-def _train(data: Path, storage: Path, action: str, start_from: str | None, iterations: int) -> None:
+def _end_score_config(checkpoint: str) -> dict[str, Any]:
+    """The new network's config beyond BC's defaults when ``checkpoint``'s network has an
+    end-score head: the same head, trained on the ends' scores too (``end_score_coeff``);
+    ``{}`` otherwise."""
+    from rllib_curling.agent.policy import load_policy
+    from rllib_curling.rl.network import model_config_of
+
+    policy = load_policy(checkpoint)
+    if not policy.has_end_scores:
+        return {}
+    hidden = model_config_of(policy.module.model_config)["end_score_hiddens"]
+    return {"model": {"custom_model_config": {"end_score_hiddens": hidden}},
+            "learner_config_dict": {"end_score_coeff": 1.0}}  # fmt: skip
+
+
+def _train(
+    data: Path, storage: Path, action: str, start_from: str | None, iterations: int,
+    extra: dict[str, Any] | None = None,
+) -> None:  # fmt: skip
     """BC on ``data`` from ``start_from``'s weights (None: a new network); discrete: the
     ``CurlingBCLearner`` of ``tune_configs/bc.yaml``; shots: ``CurlingShotLearner``'s defaults
-    (``tune_configs/bc_shots.yaml``)."""
+    (``tune_configs/bc_shots.yaml``); ``extra``: more of the algorithm's config
+    (``_end_score_config``)."""
     from rllib_curling.rl.experiments import ExperimentSpec
     from rllib_curling.rl.tuning import run_experiment
 
     spec = ExperimentSpec(
         name=EXPERIMENT, run="BC", env="curling",
         stop={"training_iteration": iterations},
-        config={"env_config": {"ends": 4, "action": action}, "input_": str(data)},
+        config={"env_config": {"ends": 4, "action": action}, "input_": str(data), **(extra or {})},
         checkpoint_config={"checkpoint_at_end": True, "num_to_keep": 1},
         storage_path=str(storage), start_from=start_from, source="curling improve",
     )  # fmt: skip
