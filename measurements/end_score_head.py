@@ -53,6 +53,7 @@ def main() -> None:
     from rllib_curling.rl.checkpoints import load_module, write_agent
     from rllib_curling.rl.models import CurlingActorCritic
     from rllib_curling.rl.network import model_config_of
+    from rllib_curling.rl.shot_network import mirror_observations
     from rllib_curling.win_odds import END_SCORES, SCORE_MAX
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -86,10 +87,8 @@ def main() -> None:
     assert head is not None
     body, last = head[:-1], head[-1]
 
-    columns = np.arange(observation.N_STONES) * observation.STONE_FEATURES + observation.STONE_X
-    mirrored = obs.copy()
-    mirrored[:, columns] *= -1
-    x = torch.from_numpy(np.concatenate([obs, mirrored]))
+    x = torch.from_numpy(obs)
+    x = torch.cat([x, mirror_observations(x)])
     bins = np.clip(points, -SCORE_MAX, SCORE_MAX) + SCORE_MAX
     y = torch.from_numpy(np.concatenate([bins, bins]))
     optimiser = torch.optim.Adam(head.parameters(), lr=1e-3, weight_decay=1e-4)

@@ -84,6 +84,19 @@ def game_state(client: CurlingClient) -> GameState:
     )
 
 
+def _movers_view(state: GameState, positions: np.ndarray, shot: int) -> tuple[np.ndarray, int, int]:
+    """What the player to throw after stone ``shot`` sees of ``positions`` (M, 16, 2): their
+    observations (M, OBS_SIZE), that player's score difference and seat parity in ``state``."""
+    first_thrower = state.first_seat if shot % 2 == 0 else 1 - state.first_seat
+    mover = 1 - first_thrower
+    p1, p2 = state.totals
+    diff = p1 - p2 if mover == 0 else p2 - p1
+    parity = state.seat_parity(mover)
+    ends = state.config.ends
+    obs = observation.encode_observations(positions, shot + 1, state.end, ends, parity, diff)
+    return obs, diff, parity
+
+
 def module_leaf_value(compute_values: Callable[[np.ndarray], np.ndarray]) -> LeafValue:
     """A ``LeafValue`` from a value function ``(B, OBS_SIZE) -> (B,)`` of the player to move
     (an RLModule's value head, trained on the ``win`` or ``win_score`` reward: about +1 for a
@@ -93,13 +106,7 @@ def module_leaf_value(compute_values: Callable[[np.ndarray], np.ndarray]) -> Lea
     win is ``p``, the thrower's ``1 - p``."""
 
     def leaf(state: GameState, positions: np.ndarray, shot: int) -> np.ndarray:
-        first_thrower = state.first_seat if shot % 2 == 0 else 1 - state.first_seat
-        mover = 1 - first_thrower
-        p1, p2 = state.totals
-        diff = p1 - p2 if mover == 0 else p2 - p1
-        parity = state.seat_parity(mover)
-        ends = state.config.ends
-        obs = observation.encode_observations(positions, shot + 1, state.end, ends, parity, diff)
+        obs, _, _ = _movers_view(state, positions, shot)
         value = np.asarray(compute_values(obs), dtype=np.float64).reshape(len(positions))
         return 1.0 - np.clip(0.5 + 0.5 * value, 0.0, 1.0)
 
@@ -113,13 +120,8 @@ def end_score_leaf(end_scores: Callable[[np.ndarray], np.ndarray], table: WinTab
     thrower's ``1 -`` that, as ``module_leaf_value`` reads it."""
 
     def leaf(state: GameState, positions: np.ndarray, shot: int) -> np.ndarray:
-        first_thrower = state.first_seat if shot % 2 == 0 else 1 - state.first_seat
-        mover = 1 - first_thrower
-        p1, p2 = state.totals
-        diff = p1 - p2 if mover == 0 else p2 - p1
-        parity = state.seat_parity(mover)  # 1: the mover holds the hammer
+        obs, diff, parity = _movers_view(state, positions, shot)  # parity 1: the mover's hammer
         ends = state.config.ends
-        obs = observation.encode_observations(positions, shot + 1, state.end, ends, parity, diff)
         p = np.asarray(end_scores(obs), dtype=np.float64).reshape(len(positions), N_SCORES)
         ends_after = ends - state.end - 1 if ends > 0 else ENDS_MAX
         chance: np.ndarray = 1.0 - p @ table.after_end(diff, END_SCORES, ends_after, parity)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from rllib_curling.agent.gate import GATE_GAMES, GATE_SCORE
-from rllib_curling.agent.policy import SearchDefaults
+from rllib_curling.agent.policy import LoadedPolicy, SearchDefaults
 from rllib_curling.cli import UsageError
 from rllib_curling.cli.commands.dataset import add_opponents
 from rllib_curling.cli.options import add_ends, non_negative_int, positive_int
@@ -112,7 +112,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         teacher = str(find_checkpoint(args.agent))
         search = SearchDefaults.of(agent_info(teacher)) or FALLBACK_SEARCH
-        own = load_policy(teacher).mode
+        teacher_policy = load_policy(teacher)
+        own = teacher_policy.mode
         action = args.action or own
         if action not in ACTIONS:
             raise UsageError(f"{args.agent} plays {own!r} actions; give --action "
@@ -149,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
         start_from = teacher if action == own else None  # another action set: a new network
         rows = count_rows(data)
         iterations = args.iterations or iterations_for(rows)
-        heads = _end_score_config(start_from) if start_from else {}
+        heads = _end_score_config(teacher_policy) if start_from else {}
         if not heads:  # the new network has no end-score head to judge with
             search = dataclasses.replace(search, end_score_share=0.0)
         if not list(results.glob("*/checkpoint_*")):
@@ -207,14 +208,12 @@ def _gate(args: argparse.Namespace, agent: Path, teacher: str, out: Path, start:
     return verdict
 
 
-def _end_score_config(checkpoint: str) -> dict[str, Any]:
-    """The new network's config beyond BC's defaults when ``checkpoint``'s network has an
-    end-score head: the same head, trained on the ends' scores too (``end_score_coeff``);
-    ``{}`` otherwise."""
-    from rllib_curling.agent.policy import load_policy
+def _end_score_config(policy: LoadedPolicy) -> dict[str, Any]:
+    """The new network's config beyond BC's defaults when the teacher's network (``policy``)
+    has an end-score head: the same head, trained on the ends' scores too
+    (``end_score_coeff``); ``{}`` otherwise."""
     from rllib_curling.rl.network import model_config_of
 
-    policy = load_policy(checkpoint)
     if not policy.has_end_scores:
         return {}
     hidden = model_config_of(policy.module.model_config)["end_score_hiddens"]
