@@ -14,7 +14,9 @@ before its last layer (Adam, lr 1e-3, weight decay 1e-4, batches of 256). The sh
 mean with the end's real score, and the share of the game result's variance its chance to win
 explains (through the package's win table) beside the value head's. The new folder's search
 blends the two heads' chances to win, ``--share`` of the end-score head's
-(``agent.search.learned_leaf``); everything else is the source agent's.
+(``agent.search.learned_leaf``); everything else is the source agent's. A source agent that
+has an end-score head already (``builtin``) has it trained on from its weights (a generation:
+its held-out figures are printed first).
 """
 
 from __future__ import annotations
@@ -105,8 +107,20 @@ def main() -> None:
     def explained(pred: np.ndarray) -> float:
         return float(1.0 - np.var(target - pred) / np.var(target))
 
+    def judged() -> str:
+        head.eval()
+        with torch.no_grad():
+            p = torch.softmax(head(torch.from_numpy(held_obs)), -1).numpy().astype(np.float64)
+        nll = -np.mean(np.log(p[np.arange(len(p)), held_bins] + 1e-12))
+        corr = np.corrcoef(p @ END_SCORES, held_points)[0, 1]
+        ev = explained(2.0 * (p * after).sum(1) - 1.0)
+        return (f"held-out cross-entropy {nll:.3f}, correlation with the end's score "
+                f"{corr:.3f}, explained variance of the result {ev:.3f}")  # fmt: skip
+
     policy = load_policy(args.agent)
     print(f"value head: explained variance of the result {explained(policy.values(held_obs)):.3f}")
+    if not missing:  # the source has an end-score head: this run trains it on
+        print(f"the source's end-score head: {judged()}")
     start = time.perf_counter()
     for epoch in range(args.epochs):
         head.train()
@@ -116,14 +130,7 @@ def main() -> None:
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
-        head.eval()
-        with torch.no_grad():
-            p = torch.softmax(head(torch.from_numpy(held_obs)), -1).numpy().astype(np.float64)
-        nll = -np.mean(np.log(p[np.arange(len(p)), held_bins] + 1e-12))
-        corr = np.corrcoef(p @ END_SCORES, held_points)[0, 1]
-        ev = explained(2.0 * (p * after).sum(1) - 1.0)
-        print(f"epoch {epoch + 1}/{args.epochs}: held-out cross-entropy {nll:.3f}, correlation "
-              f"with the end's score {corr:.3f}, explained variance of the result {ev:.3f} "
+        print(f"epoch {epoch + 1}/{args.epochs}: {judged()} "
               f"({time.perf_counter() - start:.0f} s)", flush=True)  # fmt: skip
 
     search = {**policy.search_defaults.as_dict(), "end_score_share": args.share}
