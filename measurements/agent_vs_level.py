@@ -24,14 +24,14 @@ import numpy as np
 from rllib_curling.agent.player import agent_bot
 from rllib_curling.bots import make_bot
 from rllib_curling.bots.matches import GameResult, play_match
-from rllib_curling.game import GameConfig, first_seat_after
+from rllib_curling.game import GameConfig, GameState, first_seat_after
 
 
 def hammer_ends(game: GameResult, agent_seat: int, counts: dict[str, Counter[int]]) -> None:
     """Count the agent's points in each end of ``game`` under whose hammer it was played
-    (Player2 has the hammer in the first end; the game's rules say who has it after)."""
+    (the game's rules say who throws first in the first end and after each)."""
     config = GameConfig(ends=len(game.end_scores))
-    first = 0
+    first = GameState(config=config).first_seat
     for p1, p2 in game.end_scores:
         points = p1 - p2 if agent_seat == 0 else p2 - p1
         counts["agent" if 1 - first == agent_seat else "level"][points] += 1
@@ -59,16 +59,13 @@ def main() -> None:
         return throw
 
     bot.choose = timed  # type: ignore[method-assign]
-    counts: dict[str, Counter[int]] = {"agent": Counter(), "level": Counter()}
-
-    def progress(g: int, game: GameResult) -> None:
-        hammer_ends(game, g % 2, counts)  # the agent is Player1 in even games
-        print(g, game.totals, list(game.end_scores), flush=True)
-
     result = play_match(
         bot, make_bot(args.level), args.games, seed=args.seed, start=args.start,
-        progress=progress,
+        progress=lambda g, game: print(g, game.totals, list(game.end_scores), flush=True),
     )  # fmt: skip
+    counts: dict[str, Counter[int]] = {"agent": Counter(), "level": Counter()}
+    for game, seat in zip(result.games, result.a_seats, strict=True):
+        hammer_ends(game, seat, counts)
     print(json.dumps({
         "checkpoint": args.checkpoint, "level": args.level, "search": args.search,
         "value_weight": args.value_weight, "games": args.games, "wins": result.wins,

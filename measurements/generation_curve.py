@@ -17,6 +17,10 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from rllib_curling.game import score_rate
+
 GENERATIONS = Path(__file__).with_name("generations.json")
 #: The gate's threshold (``agent.gate.GATE_SCORE``), drawn as a line.
 GATE = 0.55
@@ -28,11 +32,11 @@ def score(record: dict[str, int] | None) -> tuple[float, float, int] | None:
     """(score with draws ½, its standard error, games) of a ``{"wins", "draws", "losses"}``."""
     if record is None:
         return None
-    n = record["wins"] + record["draws"] + record["losses"]
-    points = [1.0] * record["wins"] + [0.5] * record["draws"] + [0.0] * record["losses"]
-    mean = sum(points) / n
-    var = sum((p - mean) ** 2 for p in points) / max(n - 1, 1)
-    return mean, math.sqrt(var / n), n
+    wins, draws, losses = record["wins"], record["draws"], record["losses"]
+    n = wins + draws + losses
+    mean = score_rate(wins, draws, n)
+    points = np.repeat([1.0, 0.5, 0.0], [wins, draws, losses])  # per game, as MatchResult.stderr
+    return mean, float(np.std(points, ddof=1) / math.sqrt(n)), n
 
 
 def cell(record: dict[str, int] | None) -> str:
