@@ -34,7 +34,9 @@ from rllib_curling.protocol.defaults import TURN_TIMEOUT_S
 #: A first start on a fresh install compiles the engine (numba); under load that takes a while.
 START_TIMEOUT_S = 180.0
 #: ``stop`` waits this long for the child to exit on its stdin's EOF before it terminates it.
-STOP_GRACE_S = 1.0
+#: A server exits in well under a second, but on a loaded machine (CI's two jobs side by side)
+#: it has taken more than one; a hung server costs this much at stop.
+STOP_GRACE_S = 3.0
 #: How much of the child's stderr is kept (its last bytes), to say why a start failed.
 TAIL_BYTES = 1 << 16
 
