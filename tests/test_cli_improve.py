@@ -1,5 +1,6 @@
-"""``curling improve``: one generation of expert iteration (the agent's searched games, BC from
-its weights, a new agent folder), resumed stage by stage. Slow (Ray, Tune)."""
+"""``curling improve``: one generation of expert iteration (the agent's searched games, its
+end-score head or its whole network trained from its weights, a new agent folder), resumed
+stage by stage. Slow (Ray, Tune)."""
 
 from __future__ import annotations
 
@@ -35,7 +36,8 @@ def test_improve__a_generation_from_an_agent_then_resumed(
     from rllib_curling.win_odds import END_SCORES
 
     argv = ["improve", "builtin", str(tmp_path / "gen"), "--games", "2", "--ends", "1",
-            "--iterations", "1", "--opponents", "2", "--gate-games", "2"]  # fmt: skip
+            "--train", "network", "--iterations", "1", "--opponents", "2",
+            "--gate-games", "2"]  # fmt: skip
     assert curling.main(argv) == 0
     rows = list(read_rows(tmp_path / "gen" / "data"))
     assert len(rows) == 2 * 8  # the teacher's 8 stones of each 1-end game
@@ -63,6 +65,46 @@ def test_improve__a_generation_from_an_agent_then_resumed(
     assert curling.main(argv) == 0  # again: every stage is done, nothing is played or trained
     err = capsys.readouterr().err
     assert "0 shards to play" in err and "trained already" in err and "gate 1/1" not in err
+
+
+def test_improve__builtin_by_default_trains_its_end_score_head_alone_then_resumes(
+    tmp_path: Path, capsys: pytest.CaptureFixture, no_leftover_servers: None, no_ray_left: None
+) -> None:
+    import torch
+
+    from rllib_curling.rl.checkpoints import WEIGHTS_FILE, agent_info, find_checkpoint
+
+    argv = ["improve", "builtin", str(tmp_path / "gen"), "--games", "2", "--ends", "1",
+            "--opponents", "2", "--gate-games", "0"]  # fmt: skip
+    assert curling.main(argv) == 0
+    err = capsys.readouterr().err
+    assert "2/3 network: the end-score head alone, from builtin's weights, 5 passes over 16 " in err
+    assert err.count("  head epoch ") == 5
+    agent = tmp_path / "gen" / "agent"
+    assert agent_info(agent)["search"] == agent_info("builtin")["search"]
+    assert "the end-score head alone" in (agent / "MODEL_CARD.md").read_text(encoding="utf-8")
+    old = torch.load(find_checkpoint("builtin") / WEIGHTS_FILE)
+    new = torch.load(agent / WEIGHTS_FILE)
+    assert old.keys() == new.keys()
+    for name, weights in old.items():  # the policy and the value head as they were
+        assert torch.equal(weights, new[name]) != name.startswith("end_score."), name
+    assert curling.main(argv) == 0  # again: every stage is done, nothing is played or trained
+    err = capsys.readouterr().err
+    assert "0 shards to play" in err and "head is trained already" in err and "epoch" not in err
+
+
+def test_improve__what_cannot_train_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    shots = str(ROOT / "measurements" / "agents" / "readme-network")
+    for argv, says in [
+        (["builtin", "--train", "end-score", "--iterations", "3"], "--iterations counts BC's"),
+        ([shots, "--train", "end-score"], "--train end-score trains the head of a network over"),
+    ]:
+        assert curling.main(["improve", argv[0], str(tmp_path / "gen"), *argv[1:]]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"curling improve: {says}") and err.count("\n") == 1
+    assert not (tmp_path / "gen").exists()
 
 
 def test_improve__a_shot_network_generation_starts_from_its_weights(

@@ -21,6 +21,8 @@ dataset --teacher``, ``curling rate``), which use it.
 |              | blended with a DC network's (its end-score head through DC's win table)  |
 | ``gate``     | a generation's gate: the new agent against the old, head to head in Ray  |
 |              | tasks, resumable; kept at ``GATE_SCORE`` (``curling improve``)           |
+| ``end_score_head`` | an agent's end-score head trained alone on a dataset's positions   |
+|              | (``curling improve --train end-score``)                                  |
 
 Importing ``rllib_curling.agent`` or ``rllib_curling.agent.policy`` imports neither Ray nor
 torch: ``load_policy`` does, when it loads (so ``curling server`` starts fast, ``--agent`` or

@@ -1,6 +1,7 @@
 """``curling improve AGENT OUT``: one generation of expert iteration (``DESCRIPTION`` is its
-help; the retraining is BC with ``CurlingBCLearner``, or ``CurlingShotLearner`` on the shot set;
-the gate is ``agent.gate``)."""
+help; the retraining is the end-score head alone, ``agent.end_score_head``, or BC of the whole
+network with ``CurlingBCLearner``, or ``CurlingShotLearner`` on the shot set; the gate is
+``agent.gate``)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,13 @@ EXPERIMENT = "improve"
 FALLBACK_SEARCH = SearchDefaults(k=8, value_weight=0.6)
 #: The action modes a generation trains (``--action``).
 ACTIONS = ("discrete", "shots")
+#: What a generation retrains (``--train``): the end-score head alone (the recipe of the one
+#: generation kept so far: 65.8 % against the agent before it; whole-network BC lost its gate
+#: twice: measurements/RESULTS.md), or the whole network by BC.
+TRAIN = ("end-score", "network")
+#: The end-score head's share of the learned value in the new agent's search when AGENT's has
+#: none (the shipped agent's).
+HEAD_SHARE = 0.5
 #: The gate's games are seeded apart from every evaluation's (``rllib evaluate`` seeds).
 GATE_SEED = 3_000_000
 #: BC's passes over the generation's data when ``--iterations`` is not given: the shipped agent's
@@ -41,14 +49,21 @@ DESCRIPTION = f"""\
 The agent (a checkpoint or an agent folder; builtin: the one in the package) plays with its
 search as the teacher against a league (--opponents: itself, both seats labelled; past
 generations' agents with their own search; levels 6-8), its games become offline data, the
-network retrains on them from the agent's own weights (behaviour cloning with soft targets, and
-the value head on the games' results), the result is exported as a new agent folder with the
-same search settings, and the new agent plays the old one head to head: it is kept only if it
-scores at least {100 * GATE_SCORE:.0f} % (draws count half):
+network learns from them starting from the agent's own weights, the result is a new agent
+folder with the same search settings, and the new agent plays the old one head to head: it is
+kept only if it scores at least {100 * GATE_SCORE:.0f} % (draws count half).
+
+What learns (--train): end-score (the default for a network with an end-score head, as
+builtin's: the recipe of the generation that was kept) trains that head alone on the ends'
+scores, 5 passes over the positions and their mirror images, the last tenth of the shards held
+out to judge it; the policy and the value head stay as they were. network (the default
+otherwise) retrains the whole network by BC (rllib train): the policy on the search's choices
+with soft targets, the value head on the games' results, an end-score head on the ends' scores.
 
     OUT/data/          curling dataset OUT/data --teacher AGENT --opponents self,6,8 ...
-    OUT/results/       rllib train (BC on OUT/data, starting from AGENT, N iterations)
-    OUT/agent/         curling export OUT/results/improve OUT/agent (AGENT's search settings)
+    OUT/results/       network: rllib train (BC on OUT/data, starting from AGENT, N iterations)
+    OUT/agent/         network: curling export OUT/results/improve OUT/agent; end-score: AGENT
+                       with its new head (written when trained); AGENT's search settings
     OUT/gate/          OUT/agent against AGENT, --gate-games games; gate/gate.json: kept or not
 
 Each stage is skipped when its output is there (the gate resumes game slice by slice), so an
@@ -73,9 +88,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_ends(p)
     p.add_argument("--seed", type=int, default=1, help="seed of the games (1; the shipped "
                    "agent's data used 0)")  # fmt: skip
+    p.add_argument(
+        "--train", choices=TRAIN, default=None,
+        help="what learns: end-score (the end-score head alone; the default when AGENT's network "
+        "has one) or network (the whole network by BC; the default otherwise)",
+    )  # fmt: skip
     p.add_argument("--iterations", type=positive_int, default=None,
-                   help=f"BC iterations of 20 batches of 1024 positions (default: {PASSES} passes "
-                   "over the data, e.g. 50 for 400 games)")  # fmt: skip
+                   help=f"with --train network: BC iterations of 20 batches of 1024 positions "
+                   f"(default: {PASSES} passes over the data, e.g. 50 for 400 games)")  # fmt: skip
     p.add_argument(
         "--action", choices=ACTIONS, default=None,
         help="the network's actions: discrete (the 65 templates) or shots (the shots a strong "
@@ -119,6 +139,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"{args.agent} plays {own!r} actions; give --action "
                              f"({' or '.join(ACTIONS)}) for the new network")  # fmt: skip
         labels = args.labels or ("screen" if action == "shots" else "search")
+        train = _what_learns(args, teacher_policy, action)
         config = DatasetConfig(
             teacher=args.agent, opponents=args.opponents, games=args.games,
             ends=args.ends, seed=args.seed, action=action, labels=labels,
@@ -146,22 +167,29 @@ def run(args: argparse.Namespace) -> int:
         )
         generate(data, config, progress=progress_line(start, todo), make_teacher=make_teacher,
                  make_opponents=make_opponents)  # fmt: skip
-        results = out / "results" / EXPERIMENT
-        start_from = teacher if action == own else None  # another action set: a new network
-        rows = count_rows(data)
-        iterations = args.iterations or iterations_for(rows)
-        heads = _end_score_config(teacher_policy) if start_from else {}
-        if not heads:  # the new network has no end-score head to judge with
-            search = dataclasses.replace(search, end_score_share=0.0)
-        if not list(results.glob("*/checkpoint_*")):
-            origin = f"from {args.agent}'s weights" if start_from else "a new network"
-            _say(f"2/{stages} network: BC over the {action} actions, {origin}, "
-                 f"{iterations} iterations over {rows:,} positions")  # fmt: skip
-            _train(data, out / "results", action, start_from, iterations, heads)
+        if train == "end-score":
+            share = search.end_score_share or HEAD_SHARE
+            search = dataclasses.replace(search, end_score_share=share)
+            card = _card(args, teacher, search, action, True, "")
+            agent = _train_head(teacher, data, out / "agent", config, search, card, stages)
         else:
-            _say(f"2/{stages} network: trained already ({results})")
-        card = _card(args, teacher, search, action, start_from, iterations)
-        agent = export_agent(results, out / "agent", search=search.as_dict(), card=card)
+            results = out / "results" / EXPERIMENT
+            start_from = teacher if action == own else None  # another action set: a new network
+            rows = count_rows(data)
+            iterations = args.iterations or iterations_for(rows)
+            heads = _end_score_config(teacher_policy) if start_from else {}
+            if not heads:  # the new network has no end-score head to judge with
+                search = dataclasses.replace(search, end_score_share=0.0)
+            if not list(results.glob("*/checkpoint_*")):
+                origin = f"from {args.agent}'s weights" if start_from else "a new network"
+                _say(f"2/{stages} network: BC over the {action} actions, {origin}, "
+                     f"{iterations} iterations over {rows:,} positions")  # fmt: skip
+                _train(data, out / "results", action, start_from, iterations, heads)
+            else:
+                _say(f"2/{stages} network: trained already ({results})")
+            card = _card(args, teacher, search, action, start_from is not None,
+                         f", {iterations} iterations")  # fmt: skip
+            agent = export_agent(results, out / "agent", search=search.as_dict(), card=card)
         _say(f"3/{stages} agent: {agent}")
         if args.gate_games:
             verdict = _gate(args, agent, teacher, out / "gate", start)
@@ -180,8 +208,8 @@ def run(args: argparse.Namespace) -> int:
         _say(f"kept ({minutes}): {agent} is the new best; next generation: curling improve "
              f"{agent} {args.out}-next --opponents self,{args.agent},6,8")  # fmt: skip
     else:
-        _say(f"not kept ({minutes}): {args.agent} stays the best; try more --games or "
-             "--iterations")  # fmt: skip
+        more = "--games or --iterations" if train == "network" else "--games"
+        _say(f"not kept ({minutes}): {args.agent} stays the best; try more {more}")
     return 0
 
 
@@ -206,6 +234,63 @@ def _gate(args: argparse.Namespace, agent: Path, teacher: str, out: Path, start:
     verdict = play_gate(out, make_new, make_old, config, progress=progress)
     _say(f"gate: {verdict.line()} ({out / 'gate.json'})")
     return verdict
+
+
+def _what_learns(args: argparse.Namespace, teacher: LoadedPolicy, action: str) -> str:
+    """``--train``, or its default for ``teacher`` (``TRAIN``); a one-line error for a
+    combination that cannot be."""
+    train: str = args.train or (
+        "end-score" if teacher.has_end_scores and action == teacher.mode == "discrete"
+        else "network"
+    )  # fmt: skip
+    if train == "end-score":
+        if action != "discrete" or teacher.mode != "discrete":
+            raise UsageError("--train end-score trains the head of a network over the 65 "
+                             f"templates; {args.agent} plays {teacher.mode!r} actions and "
+                             f"the new network {action!r}")  # fmt: skip
+        if args.iterations is not None:
+            raise UsageError("--iterations counts BC's iterations: give it with --train network")
+    return train
+
+
+def _train_head(
+    teacher: str, data: Path, out: Path, config: Any, search: SearchDefaults, card: str,
+    stages: int,
+) -> Path:  # fmt: skip
+    """The teacher's network with its end-score head trained on ``data`` (``agent.end_score_head``,
+    the last tenth of the shards held out) as the agent folder ``out``, written whole when
+    trained (a folder there already is this stage done)."""
+    import shutil
+
+    from rllib_curling.agent.end_score_head import (
+        HeadTraining,
+        read_positions,
+        train_end_score_head,
+        with_end_score_head,
+    )
+    from rllib_curling.rl.checkpoints import AGENT_FILE, load_module, write_agent
+
+    if (out / AGENT_FILE).exists():
+        _say(f"2/{stages} network: the end-score head is trained already ({out})")
+        return out
+    shards = config.shards
+    held = range(shards - shards // 10, shards)
+    training = HeadTraining()
+    train = read_positions(data, range(held.start))
+    _say(f"2/{stages} network: the end-score head alone, from {config.teacher}'s weights, "
+         f"{training.epochs} passes over {len(train):,} positions and their mirror images"
+         + (f"; shards {held.start}-{held.stop - 1} held out" if held else ""))  # fmt: skip
+    module = with_end_score_head(load_module(teacher), training.hiddens)
+    train_end_score_head(
+        module, train, ends=config.ends, training=training,
+        held=read_positions(data, held) if held else None,
+        progress=lambda line: _say(f"  head {line}"),
+    )  # fmt: skip
+    partial = out.parent / f".{out.name}.partial"
+    shutil.rmtree(partial, ignore_errors=True)
+    write_agent(module, partial, search=search.as_dict(), card=card)
+    partial.replace(out)
+    return out
 
 
 def _end_score_config(policy: LoadedPolicy) -> dict[str, Any]:
@@ -250,18 +335,25 @@ def iterations_for(rows: int) -> int:
 
 def _card(
     args: argparse.Namespace, teacher: str, search: SearchDefaults, action: str,
-    start_from: str | None, iterations: int,
+    from_weights: bool, iterations: str,
 ) -> str:  # fmt: skip
+    """The new agent's model card; ``iterations``: BC's (``", 50 iterations"``), or ``""``
+    when only the end-score head learned."""
     learner = "CurlingShotLearner" if action == "shots" else "CurlingBCLearner"
     labels = f" --action shots --labels {args.labels or 'screen'}" if action == "shots" else ""
-    origin = "from its weights" if start_from else "a new network"
+    origin = "from its weights" if from_weights else "a new network"
+    if iterations:
+        network = f"BC (`{learner}`){iterations}, {origin}"
+    else:
+        network = ("the end-score head alone (`agent.end_score_head`), from its weights; the "
+                   "policy and the value head as they were")  # fmt: skip
     return (
         "# An agent made by `curling improve`\n\n"
         f"One generation of expert iteration from `{args.agent}` ({teacher}):\n\n"
         f"- data: `curling dataset OUT/data --teacher {args.agent} --games {args.games} "
         f"--opponents {_opponents_text(args.opponents)} --ends {args.ends} --seed {args.seed}"
         f"{labels}` (its search)\n"
-        f"- network: BC (`{learner}`), {iterations} iterations, {origin}\n"
+        f"- network: {network}\n"
         f"- search: {search.as_dict()}\n\n"
         "Measure it: `rllib evaluate OUT/agent --opponent 6,8 --episodes 200`.\n"
     )
