@@ -58,7 +58,8 @@ builtin's: the recipe of the generation that was kept) trains that head alone on
 scores, 5 passes over the positions and their mirror images, the last tenth of the shards held
 out to judge it; the policy and the value head stay as they were. network (the default
 otherwise) retrains the whole network by BC (rllib train): the policy on the search's choices
-with soft targets, the value head on the games' results, an end-score head on the ends' scores.
+(the template nearest each throw), the value head on the games' results, an end-score head on
+the ends' scores.
 
     OUT/data/          curling dataset OUT/data --teacher AGENT --opponents self,6,8 ...
     OUT/results/       network: rllib train (BC on OUT/data, starting from AGENT, N iterations)
