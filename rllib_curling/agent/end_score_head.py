@@ -120,7 +120,8 @@ def train_end_score_head(
     """Train ``module``'s end-score head (``with_end_score_head``'s) on ``train`` in place; its
     other weights do not change. ``ends``: the dataset's game length (for the win table).
     Returns the head's figures on ``held`` after the last epoch (None without ``held``);
-    ``progress`` gets a line before the first epoch and after each."""
+    ``progress`` gets a line after each epoch (with ``held``, its figures; and one before the
+    first). A new head's first weights come from torch's global generator, as built."""
     import time
 
     import torch
