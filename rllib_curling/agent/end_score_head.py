@@ -126,8 +126,8 @@ def train_end_score_head(
 
     import torch
 
+    from rllib_curling.rl.learners import end_score_bins
     from rllib_curling.rl.shot_network import mirror_observations
-    from rllib_curling.win_odds import SCORE_MAX
 
     head = module.end_score
     if head is None:
@@ -136,14 +136,15 @@ def train_end_score_head(
     body, last = head[:-1], head[-1]
     x = torch.from_numpy(train.obs)
     x = torch.cat([x, mirror_observations(x)])  # (2N, OBS_SIZE): as is, then mirrored
-    bins = np.clip(train.end_points, -SCORE_MAX, SCORE_MAX) + SCORE_MAX
-    y = torch.from_numpy(np.concatenate([bins, bins]))  # (2N,)
+    bins = end_score_bins(torch.from_numpy(train.end_points))
+    y = torch.cat([bins, bins])  # (2N,)
     optimiser = torch.optim.Adam(head.parameters(), lr=training.lr,
                                  weight_decay=training.weight_decay)  # fmt: skip
     judge = _HeldOut(held, ends) if held is not None and len(held) else None
     if judge is not None:
         progress(f"before: {judge.figures(head).line()}; the value head explains "
                  f"{judge.value_explained(module):.3f}")  # fmt: skip
+    figures = None
     start = time.perf_counter()
     for epoch in range(training.epochs):
         head.train()
@@ -156,10 +157,11 @@ def train_end_score_head(
             torch.autograd.backward(loss)
             optimiser.step()
         head.eval()
-        judged = f": {judge.figures(head).line()}" if judge is not None else ""
+        figures = judge.figures(head) if judge is not None else None
+        judged = f": {figures.line()}" if figures is not None else ""
         progress(f"epoch {epoch + 1}/{training.epochs}{judged} "
                  f"({time.perf_counter() - start:.0f} s)")  # fmt: skip
-    return judge.figures(head) if judge is not None else None
+    return figures
 
 
 class _HeldOut:
@@ -171,7 +173,7 @@ class _HeldOut:
         from rllib_curling.win_odds import END_SCORES
 
         self.held = held
-        context = held.obs[:, observation.CONTEXT_START :]
+        _, context = observation.split_observation(held.obs)
         diff = np.rint(context[:, 3] * 8).astype(int)  # score_diff / 8
         ends_after = np.rint(context[:, 2] * ends).astype(int)
         hammer = context[:, 4].astype(int)
@@ -199,14 +201,15 @@ class _HeldOut:
     def figures(self, head: Any) -> HeadFigures:
         import torch
 
-        from rllib_curling.win_odds import END_SCORES, SCORE_MAX
+        from rllib_curling.rl.learners import end_score_bins
+        from rllib_curling.win_odds import END_SCORES
 
         head.eval()
         with torch.no_grad():
             logits = head(torch.from_numpy(self.held.obs))
         p = torch.softmax(logits, -1).numpy().astype(np.float64)  # (N, N_SCORES)
         points = self.held.end_points
-        bins = np.clip(points, -SCORE_MAX, SCORE_MAX) + SCORE_MAX
+        bins = end_score_bins(torch.from_numpy(points)).numpy()
         return HeadFigures(
             cross_entropy=float(-np.mean(np.log(p[np.arange(len(p)), bins] + 1e-12))),
             correlation=float(np.corrcoef(p @ END_SCORES, points)[0, 1]),
