@@ -45,7 +45,7 @@ def test_experiment_dir__newest_checkpoint_of_the_best_trial(experiment: Path) -
     assert find_checkpoint(experiment) == expected
 
 
-def test_trial_dir__its_newest_checkpoint(experiment: Path) -> None:
+def test_trial_dir__without_evaluations_its_newest_checkpoint(experiment: Path) -> None:
     trial = experiment / "PPO_curling_a_00000"
     assert find_checkpoint(trial) == trial / "checkpoint_000002"
 
@@ -204,6 +204,45 @@ def test_experiment_dir__trials_without_games_pick_the_newest(tmp_path: Path) ->
         os.utime(checkpoint, (1000.0 + k, 1000.0 + k))  # the second is the newer
         (trial / "result.json").write_text(json.dumps({"training_iteration": 1}) + "\n")
     assert find_checkpoint(exp).parent.name == "BC_curling_0bad_0"
+
+
+def _evaluated_trial(path: Path, saved_at: list[int], evaluations: dict[int, float]) -> Path:
+    """A trial dir whose checkpoints were written at iterations ``saved_at`` (their
+    ``algorithm_state.pkl`` says so, as RLlib writes it) and whose results have the greedy
+    evaluation's win rate at ``evaluations``' iterations (the others have none)."""
+    import pickle
+
+    path.mkdir(parents=True)
+    for k, iteration in enumerate(saved_at):
+        checkpoint = _checkpoint(path / f"checkpoint_{k:06d}")
+        with open(checkpoint / "algorithm_state.pkl", "wb") as fh:
+            pickle.dump({"training_iteration": iteration, "curling": {}}, fh)
+    with open(path / "result.json", "w", encoding="utf-8") as fh:
+        for iteration in range(1, max(saved_at) + 1):
+            row: dict = {"training_iteration": iteration, "env_runners": {"win_rate": 0.5}}
+            if iteration in evaluations:
+                row["evaluation"] = {"env_runners": {"win_rate": evaluations[iteration]}}
+            fh.write(json.dumps(row) + "\n")
+    return path
+
+
+def test_trial_dir__an_evaluated_run_gives_its_best_evaluated_checkpoint(tmp_path: Path) -> None:
+    # saved every 5 iterations and at the end (23, not evaluated); the greedy games peaked at 10
+    trial = _evaluated_trial(tmp_path / "PPO_curling_e_00000", [5, 10, 15, 20, 23],
+                             {5: 0.25, 10: 0.75, 15: 0.5, 20: 0.625})  # fmt: skip
+    assert find_checkpoint(trial) == trial / "checkpoint_000001"
+    assert find_checkpoint(tmp_path) == trial / "checkpoint_000001"  # an experiment dir too
+
+
+def test_trial_dir__a_tie_between_evaluations_gives_the_newer(tmp_path: Path) -> None:
+    trial = _evaluated_trial(tmp_path / "t", [5, 10, 15], {5: 0.75, 10: 0.75, 15: 0.5})
+    assert find_checkpoint(trial) == trial / "checkpoint_000001"
+
+
+def test_trial_dir__evaluations_at_no_checkpoint_give_the_newest(tmp_path: Path) -> None:
+    # evaluated at 3 and 6, saved at 5 and 10: nothing to rank the checkpoints by
+    trial = _evaluated_trial(tmp_path / "t", [5, 10], {3: 1.0, 6: 0.0})
+    assert find_checkpoint(trial) == trial / "checkpoint_000001"
 
 
 def test_module_at__reads_a_found_module_directory_without_finding_it_again(

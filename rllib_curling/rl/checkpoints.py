@@ -21,6 +21,7 @@ observation space.
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
@@ -63,6 +64,10 @@ ICES = (PLATFORM_ICE, DC_ICE)
 
 #: Metrics that rank the trials of an experiment directory, best first when higher.
 RANK_METRICS = ("env_runners/win_rate", "env_runners/episode_return_mean")
+#: The metric that ranks a trial's checkpoints when the run evaluated its policy (RLlib's
+#: ``evaluation_interval``; explore off, as ``tune_configs/ppo_shots.yaml`` sets it): the win
+#: rate, draws half, of the evaluation's games at the checkpoint's iteration.
+EVAL_METRIC = "evaluation/env_runners/win_rate"
 
 
 def find_checkpoint(checkpoint: CheckpointLike) -> Path:
@@ -72,10 +77,12 @@ def find_checkpoint(checkpoint: CheckpointLike) -> Path:
     ``.path``) naming one of:
 
     - an algorithm checkpoint (``algo.save_to_path()``, a Tune ``checkpoint_000012``);
-    - a Tune trial directory: its newest ``checkpoint_*``;
-    - a Tune experiment directory (``--storage-path``/name, e.g. ``results/curling-ppo``): the
-      newest checkpoint of its best trial, by the last reported win rate, then mean return
-      (the newest trial when they tie, as offline runs without games do);
+    - a Tune trial directory: its best evaluated checkpoint when the run evaluated its policy
+      (RLlib's ``evaluation_interval``; ``EVAL_METRIC`` at the checkpoint's iteration, the newer
+      on a tie), else its newest ``checkpoint_*`` (``trial_checkpoint``);
+    - a Tune experiment directory (``--storage-path``/name, e.g. ``results/curling-ppo``): that
+      checkpoint of its best trial, by the last reported win rate, then mean return (the
+      newest trial when they tie, as offline runs without games do);
     - an RLModule directory inside a checkpoint (returned as it is).
 
     - an agent folder (``export_agent``), or ``"builtin"`` / ``"builtin-dc"``: a shipped agent
@@ -95,9 +102,8 @@ def find_checkpoint(checkpoint: CheckpointLike) -> Path:
         raise FileNotFoundError(f"no checkpoint directory at {path}")
     if _is_checkpoint(path) or (path / "class_and_ctor_args.pkl").is_file():
         return path
-    own = sorted(path.glob("checkpoint_*"))
-    if own:
-        return own[-1]
+    if any(path.glob("checkpoint_*")):
+        return trial_checkpoint(path)
     trials = [d for d in sorted(path.iterdir()) if d.is_dir() and any(d.glob("checkpoint_*"))]
     if not trials:
         raise FileNotFoundError(
@@ -105,8 +111,60 @@ def find_checkpoint(checkpoint: CheckpointLike) -> Path:
             "directories (is training still at its first iteration, or was it stopped before "
             "a checkpoint was written?)"
         )
-    best = max(trials, key=_trial_rank)
-    return sorted(best.glob("checkpoint_*"))[-1]
+    return trial_checkpoint(max(trials, key=_trial_rank))
+
+
+def trial_checkpoint(trial: Path) -> Path:
+    """The checkpoint of a Tune trial directory that ``find_checkpoint`` takes: the one with the
+    best ``EVAL_METRIC`` at its iteration (the newer on a tie) when the trial's results have
+    evaluations at its checkpoints' iterations, else the newest. A checkpoint written between
+    evaluations (e.g. at the end of a timed run) is not ranked."""
+    checkpoints = sorted(trial.glob("checkpoint_*"))
+    evaluated = _evaluations(trial)
+    ranked = [
+        (evaluated[iteration], k, checkpoint)
+        for k, checkpoint in enumerate(checkpoints)
+        if (iteration := _checkpoint_iteration(checkpoint)) in evaluated
+    ]
+    return max(ranked)[2] if ranked else checkpoints[-1]
+
+
+def _evaluations(trial: Path) -> dict[int, float]:
+    """``EVAL_METRIC`` per training iteration of a Tune trial directory's ``result.json`` (the
+    iterations that evaluated; an unreadable file gives none)."""
+    out: dict[int, float] = {}
+    try:
+        with open(trial / "result.json", encoding="utf-8") as fh:
+            for line in fh:
+                row = json.loads(line) if line.strip() else {}
+                value = _metric(row, EVAL_METRIC)
+                if isinstance(row.get("training_iteration"), int) and math.isfinite(value):
+                    out[row["training_iteration"]] = value
+    except (OSError, json.JSONDecodeError):
+        return {}
+    return out
+
+
+def _checkpoint_iteration(checkpoint: Path) -> int | None:
+    """The training iteration an algorithm checkpoint was written at (its
+    ``algorithm_state.pkl``), None when it does not say."""
+    import pickle
+
+    try:
+        with open(checkpoint / "algorithm_state.pkl", "rb") as fh:
+            state = pickle.load(fh)
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+        return None
+    iteration = state.get("training_iteration") if isinstance(state, dict) else None
+    return iteration if isinstance(iteration, int) else None
+
+
+def _metric(row: dict[str, Any], metric: str) -> float:
+    """The value of ``metric`` (``"a/b/c"``) in a result row, -inf where missing."""
+    value: Any = row
+    for part in metric.split("/"):
+        value = value.get(part, {}) if isinstance(value, dict) else {}
+    return float(value) if isinstance(value, int | float) else float("-inf")
 
 
 def _is_checkpoint(path: Path) -> bool:
@@ -129,12 +187,7 @@ def _trial_rank(trial: Path) -> tuple[float, ...]:
                     last = json.loads(line)
     except (OSError, json.JSONDecodeError):
         pass
-    ranks = []
-    for metric in RANK_METRICS:
-        value: Any = last
-        for part in metric.split("/"):
-            value = value.get(part, {}) if isinstance(value, dict) else {}
-        ranks.append(float(value) if isinstance(value, int | float) else float("-inf"))
+    ranks = [_metric(last, metric) for metric in RANK_METRICS]
     newest = max((c.stat().st_mtime for c in trial.glob("checkpoint_*")), default=0.0)
     return (*ranks, newest)  # ties (offline runs report no games): the newest checkpoint
 

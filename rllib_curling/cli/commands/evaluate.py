@@ -29,7 +29,7 @@ EVAL_SEED = 1_000_000
 
 DESCRIPTION = """\
 CHECKPOINT is a checkpoint, a trial or an experiment directory (results/curling-ppo: its best
-trial's newest checkpoint), an agent folder, or builtin for the agent in the package. For each
+trial's newest checkpoint, or the best evaluated one when the run evaluated), an agent folder, or builtin for the agent in the package. For each
 opponent the policy (greedy) plays --episodes games on a private server, the hammer
 alternating; the table gives won, drawn and lost games, the win rate with draws counted half,
 and the mean score. The games' seeds (--seed) are never ones training uses (training servers
