@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rllib_curling.cli.commands.plot import opponents_of, read_trials, title_of
+from rllib_curling.cli.commands.plot import evaluation_points, opponents_of, read_trials, title_of
 from rllib_curling.cli.curling import main as curling_main
 
 
@@ -33,6 +33,20 @@ def test_plot__curriculum_run_has_one_curve_per_opponent(tmp_path: Path) -> None
     trials = read_trials(tmp_path / "run")
     assert opponents_of(trials[trial.name]) == ["L2", "L3", "L10"]
     assert "vs curriculum [2, 3, 10]" in title_of(tmp_path / "run", trials)
+    out = tmp_path / "curve.png"
+    assert curling_main(["plot", str(tmp_path / "run"), "-o", str(out)]) == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plot__an_evaluated_run_draws_its_evaluation_games(tmp_path: Path) -> None:
+    rows = [_row(i, 6, {"L6": 0.5}) for i in range(1, 7)]
+    for i in (2, 4):  # evaluated every other iteration (RLlib's evaluation_interval: 2)
+        rows[i - 1]["evaluation"] = {"env_runners": {"win_rate": 0.25 * i}}
+    assert evaluation_points(rows, "time_total_s", 1 / 60) == [(2.0, 0.5), (4.0, 1.0)]
+    assert evaluation_points(rows[:1], "time_total_s") == []  # iteration 1 did not evaluate
+    trial = tmp_path / "run" / "CurlingPPO_curling_00000_0_2026-12-08_01-00-00"
+    trial.mkdir(parents=True)
+    (trial / "result.json").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     out = tmp_path / "curve.png"
     assert curling_main(["plot", str(tmp_path / "run"), "-o", str(out)]) == 0
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -26,7 +26,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
-from rllib_curling.names import BUILTIN, BUILTIN_DC, DEFAULT_MODULE_ID
+from rllib_curling.names import BUILTIN, BUILTIN_DC, DEFAULT_MODULE_ID, EVAL_WIN_RATE
 
 if TYPE_CHECKING:
     from ray.rllib.algorithms.algorithm import Algorithm
@@ -67,7 +67,7 @@ RANK_METRICS = ("env_runners/win_rate", "env_runners/episode_return_mean")
 #: The metric that ranks a trial's checkpoints when the run evaluated its policy (RLlib's
 #: ``evaluation_interval``; explore off, as ``tune_configs/ppo_shots.yaml`` sets it): the win
 #: rate, draws half, of the evaluation's games at the checkpoint's iteration.
-EVAL_METRIC = "evaluation/env_runners/win_rate"
+EVAL_METRIC = EVAL_WIN_RATE
 
 
 def find_checkpoint(checkpoint: CheckpointLike) -> Path:

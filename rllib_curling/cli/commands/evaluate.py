@@ -29,11 +29,11 @@ EVAL_SEED = 1_000_000
 
 DESCRIPTION = """\
 CHECKPOINT is a checkpoint, a trial or an experiment directory (results/curling-ppo: its best
-trial's newest checkpoint, or the best evaluated one when the run evaluated), an agent folder, or builtin for the agent in the package. For each
-opponent the policy (greedy) plays --episodes games on a private server, the hammer
-alternating; the table gives won, drawn and lost games, the win rate with draws counted half,
-and the mean score. The games' seeds (--seed) are never ones training uses (training servers
-draw random seeds) nor ones curling rate uses.
+trial's newest checkpoint, or the best evaluated one when the run evaluated), an agent folder,
+or builtin for the agent in the package. For each opponent the policy (greedy) plays --episodes
+games on a private server, the hammer alternating; the table gives won, drawn and lost games,
+the win rate with draws counted half, and the mean score. The games' seeds (--seed) are never
+ones training uses (training servers draw random seeds) nor ones curling rate uses.
 
 A Digital Curling agent (trained on curling_dc) plays our DC levels instead, on DC's ice with
 DC's noise and rules, in-process (no server), the teams alternating.

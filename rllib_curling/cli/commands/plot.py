@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from rllib_curling.cli import UsageError
+from rllib_curling.names import EVAL_WIN_RATE
 
 #: (result key, axis label) of the curves and of their x axes.
 CURVES = (("env_runners/win_rate", "win rate, draws half (last 100 games)"),
@@ -19,11 +20,12 @@ AXES = (("time_total_s", "training time (min)", 1 / 60),
 
 DESCRIPTION = """\
 RUN_DIR is a Tune experiment directory (results/curling-ppo: one line per trial) or one trial
-directory, relative or with ~. Against training time and against env steps sampled: the win
-rate, the mean return, and the score rate (wins + draws / 2, over each iteration's games)
-against each opponent the run met (opponent mixtures, the curriculum; a dashed line for the
-curriculum's current level). The title says the algorithm and the opponent, read from the run.
-Needs matplotlib: pip install "rllib-curling[render]".
+directory, relative or with ~. Against training time and against env steps sampled: the win rate
+(and, when the run evaluated, the win rate of its evaluation games, the network playing without
+sampling: dots), the mean return, and the score rate (wins + draws / 2, over each iteration's
+games) against each opponent the run met (opponent mixtures, the curriculum; a dashed line for
+the curriculum's current level). The title says the algorithm and the opponent, read from the
+run. Needs matplotlib: pip install "rllib-curling[render]".
 """
 
 
@@ -103,7 +105,13 @@ def run(args: argparse.Namespace) -> int:
             ax = axes[r][c]
             for name, rows in trials.items():
                 xs = [value(row, x_key) * scale for row in rows]
-                ax.plot(xs, [value(row, key) for row in rows], label=_short(name))
+                line = ax.plot(xs, [value(row, key) for row in rows], label=_short(name))
+                evaluated = evaluation_points(rows, x_key, scale) if r == 0 else []
+                if evaluated:
+                    ax.plot(*zip(*evaluated, strict=True), color=line[0].get_color(),
+                            linestyle="--", marker="o", markersize=4, linewidth=0.8,
+                            label=f"{_short(name)} evaluation (no sampling)")  # fmt: skip
+                    ax.legend(fontsize=7)
             ax.set_xlabel(x_label)
             if c == 0:
                 ax.set_ylabel(label)
@@ -149,6 +157,14 @@ def _per_opponent(ax: Any, trials: dict[str, list[dict[str, Any]]], x_key: str, 
             twin.set_ylabel("current level (dashed)")
             twin.set_ylim(-0.5, 8.5)
     ax.grid(alpha=0.3)
+
+
+def evaluation_points(rows: list[dict[str, Any]], x_key: str, scale: float = 1.0
+                      ) -> list[tuple[float, float]]:  # fmt: skip
+    """``(x, win rate)`` of a trial's iterations that evaluated (``EVAL_WIN_RATE``), ``x`` being
+    ``x_key`` × ``scale``; ``[]`` for a run without evaluation."""
+    points = [(value(row, x_key) * scale, value(row, EVAL_WIN_RATE)) for row in rows]
+    return [(x, y) for x, y in points if math.isfinite(y)]
 
 
 def _short(trial: str) -> str:
