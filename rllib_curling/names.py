@@ -10,11 +10,6 @@
 | ``DEFAULT_MODULE_ID`` | ``"default_policy"`` | RLlib's module of a single-agent run           |
 |                       |                    | (``ray.rllib.core.DEFAULT_MODULE_ID``; a test    |
 |                       |                    | checks that they agree)                          |
-| ``EVAL_WIN_RATE``     | ``"evaluation/     | the win rate (draws half) of RLlib's evaluation  |
-|                       | env_runners/       | games in a training result: the network playing  |
-|                       | win_rate"``        | without sampling (``rl.checkpoints`` ranks a     |
-|                       |                    | trial's checkpoints by it, ``curling plot``      |
-|                       |                    | draws it)                                        |
 """
 
 from __future__ import annotations
@@ -23,4 +18,3 @@ BUILTIN = "builtin"
 BUILTIN_DC = "builtin-dc"
 BUILTINS = (BUILTIN, BUILTIN_DC)
 DEFAULT_MODULE_ID = "default_policy"
-EVAL_WIN_RATE = "evaluation/env_runners/win_rate"

@@ -40,9 +40,11 @@ def test_plot__curriculum_run_has_one_curve_per_opponent(tmp_path: Path) -> None
 
 def test_plot__an_evaluated_run_draws_its_evaluation_games(tmp_path: Path) -> None:
     rows = [_row(i, 6, {"L6": 0.5}) for i in range(1, 7)]
-    for i in (2, 4):  # evaluated every other iteration (RLlib's evaluation_interval: 2)
-        rows[i - 1]["evaluation"] = {"env_runners": {"win_rate": 0.25 * i}}
-    assert evaluation_points(rows, "time_total_s", 1 / 60) == [(2.0, 0.5), (4.0, 1.0)]
+    for i, row in enumerate(rows, start=1):  # RLlib's evaluation_interval: 2
+        row["config"]["evaluation_interval"] = 2
+        if i > 1:  # played at 2 and 4, repeated in the rows of 3 and 5
+            row["evaluation"] = {"env_runners": {"win_rate": 0.125 * (i - (i % 2))}}
+    assert evaluation_points(rows, "time_total_s", 1 / 60) == [(2.0, 0.25), (4.0, 0.5), (6.0, 0.75)]
     assert evaluation_points(rows[:1], "time_total_s") == []  # iteration 1 did not evaluate
     trial = tmp_path / "run" / "CurlingPPO_curling_00000_0_2026-12-08_01-00-00"
     trial.mkdir(parents=True)

@@ -206,10 +206,13 @@ def test_experiment_dir__trials_without_games_pick_the_newest(tmp_path: Path) ->
     assert find_checkpoint(exp).parent.name == "BC_curling_0bad_0"
 
 
-def _evaluated_trial(path: Path, saved_at: list[int], evaluations: dict[int, float]) -> Path:
+def _evaluated_trial(
+    path: Path, saved_at: list[int], evaluations: dict[int, float], interval: int = 5
+) -> Path:
     """A trial dir whose checkpoints were written at iterations ``saved_at`` (their
-    ``algorithm_state.pkl`` says so, as RLlib writes it) and whose results have the greedy
-    evaluation's win rate at ``evaluations``' iterations (the others have none)."""
+    ``algorithm_state.pkl`` says so, as RLlib writes it) and whose results have RLlib's
+    evaluation every ``interval`` iterations, with the win rates ``evaluations``; the row after
+    each evaluation repeats it, as RLlib's do."""
     import pickle
 
     path.mkdir(parents=True)
@@ -219,9 +222,11 @@ def _evaluated_trial(path: Path, saved_at: list[int], evaluations: dict[int, flo
             pickle.dump({"training_iteration": iteration, "curling": {}}, fh)
     with open(path / "result.json", "w", encoding="utf-8") as fh:
         for iteration in range(1, max(saved_at) + 1):
-            row: dict = {"training_iteration": iteration, "env_runners": {"win_rate": 0.5}}
-            if iteration in evaluations:
-                row["evaluation"] = {"env_runners": {"win_rate": evaluations[iteration]}}
+            row: dict = {"training_iteration": iteration, "env_runners": {"win_rate": 0.5},
+                         "config": {"evaluation_interval": interval}}  # fmt: skip
+            played = evaluations.get(iteration, evaluations.get(iteration - 1))
+            if played is not None:
+                row["evaluation"] = {"env_runners": {"win_rate": played}}
             fh.write(json.dumps(row) + "\n")
     return path
 
@@ -239,9 +244,18 @@ def test_trial_dir__a_tie_between_evaluations_gives_the_newer(tmp_path: Path) ->
     assert find_checkpoint(trial) == trial / "checkpoint_000001"
 
 
+def test_trial_dir__a_checkpoint_after_an_evaluation_is_not_judged_by_its_games(
+    tmp_path: Path,
+) -> None:
+    # the run ended at 11, one iteration after its best evaluation: 11's row repeats 10's
+    # games, but the network of 11 did not play them
+    trial = _evaluated_trial(tmp_path / "t", [5, 10, 11], {5: 0.25, 10: 0.75})
+    assert find_checkpoint(trial) == trial / "checkpoint_000001"
+
+
 def test_trial_dir__evaluations_at_no_checkpoint_give_the_newest(tmp_path: Path) -> None:
-    # evaluated at 3 and 6, saved at 5 and 10: nothing to rank the checkpoints by
-    trial = _evaluated_trial(tmp_path / "t", [5, 10], {3: 1.0, 6: 0.0})
+    # evaluated every 3 iterations, saved at 5 and 10: nothing to rank the checkpoints by
+    trial = _evaluated_trial(tmp_path / "t", [5, 10], {3: 1.0, 6: 0.0, 9: 0.5}, interval=3)
     assert find_checkpoint(trial) == trial / "checkpoint_000001"
 
 

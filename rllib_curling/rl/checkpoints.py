@@ -26,7 +26,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
-from rllib_curling.names import BUILTIN, BUILTIN_DC, DEFAULT_MODULE_ID, EVAL_WIN_RATE
+from rllib_curling import tune_results
+from rllib_curling.names import BUILTIN, BUILTIN_DC, DEFAULT_MODULE_ID
 
 if TYPE_CHECKING:
     from ray.rllib.algorithms.algorithm import Algorithm
@@ -64,10 +65,6 @@ ICES = (PLATFORM_ICE, DC_ICE)
 
 #: Metrics that rank the trials of an experiment directory, best first when higher.
 RANK_METRICS = ("env_runners/win_rate", "env_runners/episode_return_mean")
-#: The metric that ranks a trial's checkpoints when the run evaluated its policy (RLlib's
-#: ``evaluation_interval``; explore off, as ``tune_configs/ppo_shots.yaml`` sets it): the win
-#: rate, draws half, of the evaluation's games at the checkpoint's iteration.
-EVAL_METRIC = EVAL_WIN_RATE
 
 
 def find_checkpoint(checkpoint: CheckpointLike) -> Path:
@@ -78,8 +75,9 @@ def find_checkpoint(checkpoint: CheckpointLike) -> Path:
 
     - an algorithm checkpoint (``algo.save_to_path()``, a Tune ``checkpoint_000012``);
     - a Tune trial directory: its best evaluated checkpoint when the run evaluated its policy
-      (RLlib's ``evaluation_interval``; ``EVAL_METRIC`` at the checkpoint's iteration, the newer
-      on a tie), else its newest ``checkpoint_*`` (``trial_checkpoint``);
+      (RLlib's ``evaluation_interval``: the win rate of the games played at the checkpoint's
+      iteration, ``tune_results.evaluation``; the newer on a tie), else its newest
+      ``checkpoint_*`` (``trial_checkpoint``);
     - a Tune experiment directory (``--storage-path``/name, e.g. ``results/curling-ppo``): that
       checkpoint of its best trial, by the last reported win rate, then mean return (the
       newest trial when they tie, as offline runs without games do);
@@ -115,10 +113,10 @@ def find_checkpoint(checkpoint: CheckpointLike) -> Path:
 
 
 def trial_checkpoint(trial: Path) -> Path:
-    """The checkpoint of a Tune trial directory that ``find_checkpoint`` takes: the one with the
-    best ``EVAL_METRIC`` at its iteration (the newer on a tie) when the trial's results have
-    evaluations at its checkpoints' iterations, else the newest. A checkpoint written between
-    evaluations (e.g. at the end of a timed run) is not ranked."""
+    """The checkpoint of a Tune trial directory that ``find_checkpoint`` takes: the one whose
+    iteration's evaluation games scored best (``tune_results.evaluation``; the newer on a tie)
+    when some checkpoint was written at an iteration that evaluated, else the newest. A
+    checkpoint written between evaluations (e.g. at the end of a timed run) is not ranked."""
     checkpoints = sorted(trial.glob("checkpoint_*"))
     evaluated = _evaluations(trial)
     ranked = [
@@ -130,19 +128,11 @@ def trial_checkpoint(trial: Path) -> Path:
 
 
 def _evaluations(trial: Path) -> dict[int, float]:
-    """``EVAL_METRIC`` per training iteration of a Tune trial directory's ``result.json`` (the
-    iterations that evaluated; an unreadable file gives none)."""
-    out: dict[int, float] = {}
-    try:
-        with open(trial / "result.json", encoding="utf-8") as fh:
-            for line in fh:
-                row = json.loads(line) if line.strip() else {}
-                value = _metric(row, EVAL_METRIC)
-                if isinstance(row.get("training_iteration"), int) and math.isfinite(value):
-                    out[row["training_iteration"]] = value
-    except (OSError, json.JSONDecodeError):
-        return {}
-    return out
+    """The evaluation games' win rate per training iteration that evaluated, from a Tune trial
+    directory's ``result.json`` (none when it cannot be read)."""
+    rows = tune_results.read_rows(trial / "result.json")
+    scores = {row.get("training_iteration"): tune_results.evaluation(row) for row in rows}
+    return {i: v for i, v in scores.items() if isinstance(i, int) and math.isfinite(v)}
 
 
 def _checkpoint_iteration(checkpoint: Path) -> int | None:
@@ -159,14 +149,6 @@ def _checkpoint_iteration(checkpoint: Path) -> int | None:
     return iteration if isinstance(iteration, int) else None
 
 
-def _metric(row: dict[str, Any], metric: str) -> float:
-    """The value of ``metric`` (``"a/b/c"``) in a result row, -inf where missing."""
-    value: Any = row
-    for part in metric.split("/"):
-        value = value.get(part, {}) if isinstance(value, dict) else {}
-    return float(value) if isinstance(value, int | float) else float("-inf")
-
-
 def _is_checkpoint(path: Path) -> bool:
     return (
         (path / AGENT_FILE).is_file()
@@ -179,15 +161,10 @@ def _is_checkpoint(path: Path) -> bool:
 def _trial_rank(trial: Path) -> tuple[float, ...]:
     """Last reported (win rate, mean return) of a Tune trial directory (-inf where missing), then
     the time of its newest checkpoint."""
-    last: dict[str, Any] = {}
-    try:
-        with open(trial / "result.json", encoding="utf-8") as fh:
-            for line in fh:
-                if line.strip():
-                    last = json.loads(line)
-    except (OSError, json.JSONDecodeError):
-        pass
-    ranks = [_metric(last, metric) for metric in RANK_METRICS]
+    rows = tune_results.read_rows(trial / "result.json")
+    last = rows[-1] if rows else {}
+    ranks = [tune_results.value(last, metric) for metric in RANK_METRICS]
+    ranks = [rank if math.isfinite(rank) else float("-inf") for rank in ranks]
     newest = max((c.stat().st_mtime for c in trial.glob("checkpoint_*")), default=0.0)
     return (*ranks, newest)  # ties (offline runs report no games): the newest checkpoint
 

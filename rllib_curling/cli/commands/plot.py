@@ -4,13 +4,12 @@ its help)."""
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from pathlib import Path
 from typing import Any
 
 from rllib_curling.cli import UsageError
-from rllib_curling.names import EVAL_WIN_RATE
+from rllib_curling.tune_results import evaluation, read_rows, value
 
 #: (result key, axis label) of the curves and of their x axes.
 CURVES = (("env_runners/win_rate", "win rate, draws half (last 100 games)"),
@@ -46,26 +45,8 @@ def read_trials(run_dir: Path) -> dict[str, list[dict[str, Any]]]:
     """``{trial name: [result, ...]}`` from the ``result.json`` files of a run directory."""
     files = [run_dir / "result.json"] if (run_dir / "result.json").is_file() else []
     files = files or sorted(run_dir.glob("*/result.json"))
-    trials = {}
-    for path in files:
-        rows = []
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError:
-                    continue  # a line being written
-        if rows:
-            trials[path.parent.name] = rows
-    return trials
-
-
-def value(row: dict[str, Any], key: str) -> float:
-    """``row["a"]["b"]`` for ``"a/b"``; NaN where missing."""
-    node: Any = row
-    for part in key.split("/"):
-        node = node.get(part) if isinstance(node, dict) else None
-    return float(node) if isinstance(node, int | float) else math.nan
+    trials = {path.parent.name: read_rows(path) for path in files}
+    return {name: rows for name, rows in trials.items() if rows}
 
 
 def title_of(run_dir: Path, trials: dict[str, list[dict[str, Any]]]) -> str:
@@ -161,9 +142,9 @@ def _per_opponent(ax: Any, trials: dict[str, list[dict[str, Any]]], x_key: str, 
 
 def evaluation_points(rows: list[dict[str, Any]], x_key: str, scale: float = 1.0
                       ) -> list[tuple[float, float]]:  # fmt: skip
-    """``(x, win rate)`` of a trial's iterations that evaluated (``EVAL_WIN_RATE``), ``x`` being
-    ``x_key`` × ``scale``; ``[]`` for a run without evaluation."""
-    points = [(value(row, x_key) * scale, value(row, EVAL_WIN_RATE)) for row in rows]
+    """``(x, win rate)`` of a trial's iterations that evaluated (``tune_results.evaluation``),
+    ``x`` being ``x_key`` × ``scale``; ``[]`` for a run without evaluation."""
+    points = [(value(row, x_key) * scale, evaluation(row)) for row in rows]
     return [(x, y) for x, y in points if math.isfinite(y)]
 
 
