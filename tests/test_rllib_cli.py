@@ -64,6 +64,30 @@ def test_rllib_train__yaml_file_with_stop_override(
     # The 2.x form, `rllib train file FILE`, reads the same experiment: test_cli_train.py.
 
 
+def test_rllib_train__an_evaluated_run_names_its_best_evaluated_checkpoint(
+    ray_session: None, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    no_leftover_servers: None,
+) -> None:  # fmt: skip
+    from rllib_curling.rl.checkpoints import find_checkpoint
+    from rllib_curling.tune_results import evaluation, read_rows
+
+    # RLlib's evaluation (the network without sampling, as ppo_shots.yaml sets it) and a
+    # checkpoint every iteration
+    config = {**json.loads(SMALL_CONFIG), "evaluation_interval": 1, "evaluation_duration": 2,
+              "evaluation_duration_unit": "episodes", "evaluation_num_env_runners": 0,
+              "evaluation_config": {"explore": False}}  # fmt: skip
+    args = ["train", "--run", "PPO", "--env", "curling", "--stop", '{"training_iteration": 3}',
+            "--config", json.dumps(config), "--storage-path", str(tmp_path), "-n", "evaluated",
+            "--checkpoint-freq", "1"]  # fmt: skip
+    assert rllib_cli.main(args) == 0
+    (trial,) = [d for d in (tmp_path / "evaluated").iterdir() if (d / "result.json").is_file()]
+    scores = [evaluation(row) for row in read_rows(trial / "result.json")]
+    assert len(scores) == 3 and all(0.0 <= score <= 1.0 for score in scores)  # 2 games each
+    best = max(range(3), key=lambda i: (scores[i], i))  # the newer on a tie
+    assert find_checkpoint(tmp_path / "evaluated") == trial / f"checkpoint_{best:06d}"
+    assert f"best checkpoint: {trial / f'checkpoint_{best:06d}'}" in capsys.readouterr().out
+
+
 def test_tune_sweep__two_trials_one_iteration_each(
     ray_session: None, tmp_path: Path, no_leftover_servers: None
 ) -> None:

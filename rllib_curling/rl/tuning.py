@@ -236,6 +236,10 @@ def run_experiment(spec: ExperimentSpec, *, resume: bool = False, verbose: int =
 
 
 def _best_checkpoint(grid: ResultGrid) -> str | None:
+    """The checkpoint ``find_checkpoint`` takes of the best trial (``BEST_METRIC``; else the
+    first with a checkpoint): its best evaluated one when the run evaluated, else its newest."""
+    from rllib_curling.rl.checkpoints import trial_checkpoint
+
     results = [grid[i] for i in range(len(grid))]
     for result in results:
         if result.error:
@@ -243,12 +247,12 @@ def _best_checkpoint(grid: ResultGrid) -> str | None:
     try:
         best = grid.get_best_result(metric=BEST_METRIC, mode="max", filter_nan_and_inf=True)
         if best.checkpoint:
-            return best.checkpoint.path
+            return str(trial_checkpoint(Path(best.path)))
     except (RuntimeError, KeyError, ValueError):
         pass
     for result in results:
         if result.checkpoint:
-            return result.checkpoint.path
+            return str(trial_checkpoint(Path(result.path)))
     return None
 
 
