@@ -119,6 +119,8 @@ def trial_checkpoint(trial: Path) -> Path:
     checkpoint written between evaluations (e.g. at the end of a timed run) is not ranked."""
     checkpoints = sorted(trial.glob("checkpoint_*"))
     evaluated = _evaluations(trial)
+    if not evaluated:  # a run without evaluation: no checkpoint's state need be read
+        return checkpoints[-1]
     ranked = [
         (evaluated[iteration], k, checkpoint)
         for k, checkpoint in enumerate(checkpoints)
