@@ -109,7 +109,13 @@ def find_checkpoint(checkpoint: CheckpointLike) -> Path:
             "directories (is training still at its first iteration, or was it stopped before "
             "a checkpoint was written?)"
         )
-    return trial_checkpoint(max(trials, key=_trial_rank))
+    return trial_checkpoint(best_trial(trials))
+
+
+def best_trial(trials: list[Path]) -> Path:
+    """The best of an experiment's trial directories (non-empty): by the last reported win rate,
+    then mean return (``RANK_METRICS``), then the newest checkpoint."""
+    return max(trials, key=_trial_rank)
 
 
 def trial_checkpoint(trial: Path) -> Path:

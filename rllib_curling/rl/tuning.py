@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from ray.rllib.algorithms.algorithm_config import AlgorithmConfig
     from ray.tune import ResultGrid
 
-BEST_METRIC = "env_runners/episode_return_mean"
 #: Columns of the progress table: result key -> header.
 PROGRESS = {
     "training_iteration": "iter",
@@ -236,24 +235,19 @@ def run_experiment(spec: ExperimentSpec, *, resume: bool = False, verbose: int =
 
 
 def _best_checkpoint(grid: ResultGrid) -> str | None:
-    """The checkpoint ``find_checkpoint`` takes of the best trial (``BEST_METRIC``; else the
-    first with a checkpoint): its best evaluated one when the run evaluated, else its newest."""
-    from rllib_curling.rl.checkpoints import trial_checkpoint
+    """The checkpoint ``find_checkpoint`` takes of the run's trials: that of the best trial
+    (``rl.checkpoints.best_trial``), its best evaluated one when the run evaluated, else its
+    newest; None when no trial wrote one."""
+    from rllib_curling.rl.checkpoints import best_trial, trial_checkpoint
 
     results = [grid[i] for i in range(len(grid))]
     for result in results:
         if result.error:
             print(f"trial failed: {result.error}")
-    try:
-        best = grid.get_best_result(metric=BEST_METRIC, mode="max", filter_nan_and_inf=True)
-        if best.checkpoint:
-            return str(trial_checkpoint(Path(best.path)))
-    except (RuntimeError, KeyError, ValueError):
-        pass
-    for result in results:
-        if result.checkpoint:
-            return str(trial_checkpoint(Path(result.path)))
-    return None
+    trials = [
+        Path(r.path) for r in results if r.checkpoint and any(Path(r.path).glob("checkpoint_*"))
+    ]
+    return str(trial_checkpoint(best_trial(trials))) if trials else None
 
 
 def _restore_on_init(config: AlgorithmConfig, checkpoint: str) -> AlgorithmConfig:
