@@ -244,9 +244,7 @@ def _best_checkpoint(grid: ResultGrid) -> str | None:
     for result in results:
         if result.error:
             print(f"trial failed: {result.error}")
-    trials = [
-        Path(r.path) for r in results if r.checkpoint and any(Path(r.path).glob("checkpoint_*"))
-    ]
+    trials = [Path(r.path) for r in results if any(Path(r.path).glob("checkpoint_*"))]
     return str(trial_checkpoint(best_trial(trials))) if trials else None
 
 
